@@ -1,0 +1,173 @@
+"""``referee plays`` and ``referee judge`` (INTERFACES.md §2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rules.errors import IllegalPlay, RulesError
+from rules.plays import judge, legal_results
+from rules.position import Position
+from rules.steps import Dice
+from rules.variants import find_variant
+
+MAX_BATCH_LINE = 64 * 1024
+
+
+def register(commands: Any) -> None:
+    plays = commands.add_parser(
+        "plays",
+        help="list every legal play of a roll",
+        description="Every legal play of a roll, one per line: notation and the resulting "
+        "position ID (seen from the mover's side).",
+    )
+    plays.add_argument("--variant", default="backgammon", help="backgammon, nardy, gulbara, sixone")
+    plays.add_argument("--position", help="position ID (or a JSON board)")
+    plays.add_argument("--dice", help="the roll, e.g. 31")
+    plays.add_argument("--batch", metavar="QUERIES.jsonl", help="many queries, one JSON object a line ('-' = stdin)")
+    _common(plays)
+    plays.set_defaults(func=run_plays)
+
+    judge_cmd = commands.add_parser(
+        "judge",
+        help="is a position reachable with this roll?",
+        description="Exit 0 and the play when AFTER is a legal result of the roll from BEFORE; "
+        "exit 1 with the reason and the points that differ when it is not.",
+    )
+    judge_cmd.add_argument("--variant", default="backgammon")
+    judge_cmd.add_argument("--before", required=True, help="position ID before the play")
+    judge_cmd.add_argument("--after", required=True, help="position ID after the play (mover's view)")
+    judge_cmd.add_argument("--dice", required=True)
+    _common(judge_cmd)
+    judge_cmd.set_defaults(func=run_judge)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--first-turn", action="store_true", help="the mover's first turn of the game")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
+    parser.add_argument("--json", action="store_true", help="JSON output")
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {pair!r} must be KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def _plays_json(position: Position, dice: object, first_turn: bool, options: dict[str, Any]) -> list[dict[str, str]]:
+    results = legal_results(position, Dice.parse(dice), first_turn=first_turn, options=options)
+    return [
+        {"notation": play.notation(), "result": result.id}
+        for result, play in results.items()
+        if play.steps
+    ]
+
+
+def _position(text: str | None, variant: str, what: str, *, strict: bool = True) -> Position:
+    if not text:
+        raise ValueError(f"{what} is required")
+    find_variant(variant)
+    return Position.parse(text, variant, strict=strict)
+
+
+def run_plays(args: argparse.Namespace) -> int:
+    options = _options(args.set)
+    if args.batch:
+        return _run_batch(args.batch, options)
+    variant = find_variant(args.variant)
+    variant.validate_options(options)
+    position = _position(args.position, variant.name, "--position")
+    if args.dice is None:
+        raise ValueError("--dice is required")
+    plays = _plays_json(position, args.dice, args.first_turn, options)
+    if args.json:
+        print(json.dumps({"plays": plays}))
+    else:
+        for play in plays:
+            print(f"{play['notation']}\t{play['result']}")
+    return 0
+
+
+def _batch_query(line: str, defaults: dict[str, str]) -> dict[str, Any]:
+    try:
+        query = json.loads(line)
+    except json.JSONDecodeError as error:
+        return {"error": f"not valid JSON: {error.msg}"}
+    if not isinstance(query, dict):
+        return {"error": "each line must be a JSON object"}
+    try:
+        variant = find_variant(str(query.get("variant", "backgammon")))
+        options = dict(defaults)
+        given = query.get("options") or {}
+        if not isinstance(given, dict):
+            return {"error": "options must be an object"}
+        options.update(given)
+        variant.validate_options(options)
+        if "position" not in query or "dice" not in query:
+            return {"error": "a query needs position and dice"}
+        position = Position.parse(str(query["position"]), variant.name)
+        first_turn = query.get("first_turn", False)
+        if not isinstance(first_turn, bool):
+            return {"error": "first_turn must be true or false"}
+        return {"plays": _plays_json(position, query["dice"], first_turn, options)}
+    except RulesError as error:
+        return {"error": str(error)}
+
+
+def _run_batch(path: str, defaults: dict[str, str]) -> int:
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+    try:
+        out = sys.stdout
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            if len(line) > MAX_BATCH_LINE:
+                answer: dict[str, Any] = {"error": f"line {number} is longer than {MAX_BATCH_LINE} characters"}
+            else:
+                answer = _batch_query(line, defaults)
+            out.write(json.dumps(answer) + "\n")
+        out.flush()
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    options = _options(args.set)
+    variant = find_variant(args.variant)
+    variant.validate_options(options)
+    before = _position(args.before, variant.name, "--before")
+    after = _position(args.after, variant.name, "--after", strict=False)
+    dice = Dice.parse(args.dice)
+    try:
+        play = judge(before, after, dice, first_turn=args.first_turn, options=options)
+    except IllegalPlay as error:
+        nearest = error.nearest if isinstance(error.nearest, Position) else None
+        if args.json:
+            print(json.dumps({
+                "legal": False,
+                "reason": error.reason,
+                "detail": error.detail,
+                "points": list(error.points),
+                "nearest": nearest.id if nearest else None,
+            }))
+        else:
+            print(f"illegal: {error}")
+            if error.points:
+                names = ["bar" if p == 25 else "off" if p == 0 else str(p) for p in error.points]
+                print(f"points that differ: {' '.join(names)}")
+            if nearest is not None:
+                print(f"nearest legal result: {nearest.id}")
+        return 1
+    if args.json:
+        print(json.dumps({"legal": True, "play": play.notation(), "result": after.id}))
+    else:
+        print(f"legal: {play.notation()}")
+    return 0
