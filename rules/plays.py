@@ -86,13 +86,18 @@ def to_boards(position: Position) -> tuple[Board, Board]:
     return me, opp
 
 
-def from_boards(me: Board, opp: Board, variant: str) -> Position:
-    pmap = _point_map(variant)
-    opponent = [0] * 25
-    for p in range(1, 25):
-        opponent[pmap[p] - 1] = opp[p]
-    opponent[24] = opp[0]
-    return Position(tuple(me[1:26]), tuple(opponent), variant)
+_INVERSE: dict[str, tuple[int, ...]] = {}
+
+
+def from_boards(me: Sequence[int], opp: Sequence[int], variant: str) -> Position:
+    inverse = _INVERSE.get(variant)
+    if inverse is None:
+        pmap = _point_map(variant)
+        mine = {pmap[p]: p for p in range(1, 25)}
+        inverse = tuple(mine[q] for q in range(1, 25))
+        _INVERSE[variant] = inverse
+    opponent = tuple([opp[p] for p in inverse] + [opp[0]])
+    return Position._trusted(tuple(me[1:26]), opponent, variant)
 
 
 # --- the prime rule -------------------------------------------------------------------------
@@ -111,7 +116,7 @@ def _opponent_path(variant: str) -> tuple[int, ...]:
     return found
 
 
-def illegal_block(me: Board, opp: Board, path: tuple[int, ...], needs_home: bool) -> int:
+def illegal_block(me: Sequence[int], opp: Sequence[int], path: tuple[int, ...], needs_home: bool) -> int:
     """The mover's point where an illegal six-point block starts (opponent's side), else 0.
 
     A block is six or more consecutive points along the opponent's path, each holding a mover
@@ -291,6 +296,133 @@ class _Search:
                 self._ordered(me2, opp2, remaining[1:], steps + (step,), head2, violations2)
 
 
+Trail = tuple[tuple[int, int, int, bool], ...]
+
+
+class _Rec:
+    """What the strict search knows of one reached board."""
+
+    __slots__ = ("used", "trail", "used_high", "head")
+
+    def __init__(self, used: int, trail: Trail, used_high: bool, head: int) -> None:
+        self.used = used
+        self.trail = trail
+        self.used_high = used_high
+        self.head = head
+
+
+class _Fast:
+    """The strict search, tuned: one mutable board, steps done and undone in place.
+
+    Records every node reached as ``key -> [used, trail, used_high, head]``, ``key`` being the
+    mover's and the opponent's counts in one tuple.  ``trail`` holds (start, end, die, hit).
+    """
+
+    __slots__ = ("me", "opp", "rules", "path", "head_limit", "high", "nodes", "seen", "canonical")
+
+    def __init__(self, me: Board, opp: Board, rules: Ruleset, path: tuple[int, ...],
+                 head_limit: int, high: int, canonical: bool, dedupe: bool) -> None:
+        self.me = list(me)
+        self.opp = list(opp)
+        self.rules = rules
+        self.path = path
+        self.head_limit = head_limit
+        self.high = high
+        self.nodes: dict[tuple[int, ...], _Rec] = {}
+        self.seen: set[tuple[object, ...]] | None = set() if dedupe else None
+        self.canonical = canonical
+
+    def run(self, dice: tuple[int, ...], ordered: bool) -> None:
+        self._go(dice, 0 if ordered else -1, [], 0, 26)
+
+    def _go(self, remaining: tuple[int, ...], index: int, trail: list[tuple[int, int, int, bool]],
+            head: int, ceiling: int) -> None:
+        me = self.me
+        opp = self.opp
+        key = (*me, *opp)
+        depth = len(trail)
+        if self.seen is not None:
+            mark = (key, depth, head, ceiling)
+            if mark in self.seen:
+                return
+            self.seen.add(mark)
+        node = self.nodes.get(key)
+        used_high = depth == 1 and trail[0][2] == self.high
+        if node is None:
+            self.nodes[key] = _Rec(depth, tuple(trail), used_high, head)
+        else:
+            if used_high:
+                node.used_high = True
+            if depth > node.used:
+                node.used = depth
+                node.trail = tuple(trail)
+        if index >= 0:
+            if index >= len(remaining):
+                return
+            choices: tuple[int, ...] = (remaining[index],)
+        else:
+            if not remaining:
+                return
+            choices = tuple(sorted(set(remaining), reverse=True))
+        rules = self.rules
+        hitting = rules.hitting
+        head_rule = rules.head_rule
+        prime_now = rules.prime_rule and rules.prime_every_step
+        canonical = self.canonical
+        for die in choices:
+            if index >= 0:
+                rest = remaining
+                next_index = index + 1
+            else:
+                as_list = list(remaining)
+                as_list.remove(die)
+                rest = tuple(as_list)
+                next_index = -1
+            if me[25]:
+                starts: list[int] | tuple[int, ...] = (25,)
+            else:
+                top = ceiling if canonical else 24
+                starts = [p for p in range(min(top, 24), 0, -1) if me[p]]
+            for start in starts:
+                end = (25 - die) if start == 25 else start - die
+                hit = False
+                if end >= 1:
+                    there = opp[end]
+                    if there:
+                        if hitting and there == 1:
+                            hit = True
+                        else:
+                            continue
+                else:
+                    if any(me[7:26]):
+                        continue
+                    if end < 0:
+                        if rules.exact_bear_off or any(me[start + 1:7]):
+                            continue
+                    end = 0
+                new_head = head
+                if start == 24 and head_rule:
+                    new_head += 1
+                    if new_head > self.head_limit:
+                        continue
+                me[start] -= 1
+                me[end] += 1
+                if hit:
+                    opp[end] = 0
+                    opp[0] += 1
+                if prime_now and illegal_block(me, opp, self.path, rules.prime_needs_home):
+                    pass
+                else:
+                    trail.append((start, end, die, hit))
+                    self._go(rest, next_index, trail, new_head, start)
+                    trail.pop()
+                if hit:
+                    opp[end] = 1
+                    opp[0] -= 1
+                me[start] += 1
+                me[end] -= 1
+
+
 def _dice_values(dice: Dice | Sequence[int] | str) -> Dice:
     return Dice.parse(dice)
 
@@ -351,25 +483,48 @@ def generate(
     variant = find_variant(position.variant)
     opts = variant.validate_options(options)
     rules = Ruleset.of(variant, opts)
+    return _generate(position, tuple(steps), ordered, first_turn, rules)
+
+
+def _generate(position: Position, steps: tuple[int, ...], ordered: bool, first_turn: bool,
+              rules: Ruleset) -> dict[Position, Play]:
     is_double = len(set(steps)) <= 1
     high = max(steps) if steps else 0
-    limit = 2 if (rules.head_rule and first_turn) else 1
-    search = _search(position, steps, ordered, rules, limit, frozenset(), high)
-    chosen = _best(search.nodes, rules, position.variant, is_double)
-    if rules.head_rule and first_turn and chosen:
+    first_exception = rules.head_rule and first_turn
+    limit = 2 if first_exception else 1
+    every_step = rules.prime_rule and rules.prime_every_step
+    canonical = is_double and len(steps) > 1 and not every_step and not ordered
+    dedupe = every_step or ordered or (is_double and not canonical)
+    me, opp = to_boards(position)
+    path = _opponent_path(position.variant)
+    search = _Fast(me, opp, rules, path, limit, high, canonical, dedupe)
+    search.run(steps, ordered)
+    nodes = search.nodes
+    end_check = rules.prime_rule and not every_step
+    needs_home = rules.prime_needs_home
+    if end_check:
+        nodes = {k: n for k, n in nodes.items() if not illegal_block(k[:26], k[26:], path, needs_home)}
+    if first_exception and nodes:
         # The first-turn exception: two may leave the head only when no play taking at most
         # one uses as many dice as some play taking two (RULES.md §3.3).
-        valid = {k: n for k, n in search.nodes.items() if _final_ok(rules, position.variant, *k)}
-        with_one = [n.used for n in valid.values() if n.head <= 1]
-        with_two = [n.used for n in valid.values() if n.head == 2]
+        with_one = [n.used for n in nodes.values() if n.head <= 1]
+        with_two = [n.used for n in nodes.values() if n.head == 2]
         if not with_two or (with_one and max(with_one) >= max(with_two)):
-            limited = {k: n for k, n in search.nodes.items() if n.head <= 1}
-            chosen = _best(limited, rules, position.variant, is_double)
-    if not chosen:
+            nodes = {k: n for k, n in nodes.items() if n.head <= 1}
+    if not nodes:
         # Every sequence, even playing nothing, leaves an illegal block (possible only when the
         # opponent has just borne off its last checker ahead of one): the turn passes.
         return {position: Play(())}
-    return {from_boards(me, opp, position.variant): Play(node.steps) for (me, opp), node in chosen.items()}
+    most = max(n.used for n in nodes.values())
+    chosen = [(k, n) for k, n in nodes.items() if n.used == most]
+    if not is_double and most == 1 and any(n.used_high for _, n in chosen):
+        chosen = [(k, n) for k, n in chosen if n.used_high]
+    variant_name = position.variant
+    out: dict[Position, Play] = {}
+    for key, node in chosen:
+        play = Play(tuple(map(Step._make, node.trail)))
+        out[from_boards(key[:26], key[26:], variant_name)] = play
+    return out
 
 
 def legal_results(

@@ -102,6 +102,15 @@ class Position:
         if self.variant not in KNOWN_GEOMETRY:
             raise InvalidPosition(f"unknown variant {self.variant!r}")
 
+    @classmethod
+    def _trusted(cls, mover: tuple[int, ...], opponent: tuple[int, ...], variant: str) -> Position:
+        """Build without checks: for boards the engine itself derived from a checked one."""
+        position = object.__new__(cls)
+        object.__setattr__(position, "mover", mover)
+        object.__setattr__(position, "opponent", opponent)
+        object.__setattr__(position, "variant", variant)
+        return position
+
     # --- IDs -------------------------------------------------------------------------------
     @property
     def id(self) -> str:
@@ -149,7 +158,7 @@ class Position:
     # --- derived facts ---------------------------------------------------------------------
     def swapped(self) -> Position:
         """The same board seen from the other side (the other side on roll)."""
-        return Position(self.opponent, self.mover, self.variant)
+        return Position._trusted(self.opponent, self.mover, self.variant)
 
     def with_variant(self, variant: str) -> Position:
         return Position(self.mover, self.opponent, variant)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rules.errors import InvalidDice, InvalidNotation
 from rules.position import BAR, OFF
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Step:
+class Step(NamedTuple):
     """One checker moved by one die, in the mover's numbering (25 = bar, 0 = off)."""
 
     start: int
@@ -161,5 +161,5 @@ def parse_notation(text: str) -> list[tuple[int, int]]:
             else:
                 raise InvalidNotation(f"{name!r} in {text!r} is not a point")
         for _ in range(repeat):
-            hops.extend(zip(points, points[1:]))
+            hops.extend(zip(points, points[1:], strict=False))
     return hops
