@@ -1,0 +1,662 @@
+"""The referee: settled camera observations and players' actions in, journal events and signals out.
+
+The match itself is :mod:`rules.match` folded by the journal (``journal.state``): it knows whose
+turn it is, the dice, the cube and the score.  This module adds what only an arbiter at the board
+knows: how the board lies (the seating, learnt from the starting position), when a turn ends (the
+dice are lifted, a turn button, or a board that stays settled), whether a reading is sure enough to
+judge, and what to show while an illegal play waits for its correction.
+
+Every verdict goes to the journal first (``append`` returns only once the line is fsynced) and
+only then to the players (``signals.emit``), so nothing the players were told can be lost.
+
+Signals (``emit(kind, data)``), each a dict of plain values:
+``ready`` (seating learnt), ``board`` (a new reading), ``rolled``, ``void``, ``no_play``, ``play``,
+``illegal`` (points: {physical point: "extra"|"missing"}, reason), ``guide`` (points still wrong),
+``corrected``, ``accepted``, ``question``, ``mismatch`` (the board differs from the record),
+``cube``, ``game_end``, ``match_end``, ``paused``, ``resumed``, ``turn``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from recording.journal import Journal
+from rules import match
+from rules.errors import IllegalEvent, IllegalPlay, RulesError
+from rules.plays import explain, legal_results, nearest
+from rules.position import Position, starting_position
+from rules.steps import Dice
+from rules.variants import find_variant
+from vision.observation import ORIENTATIONS, Observation, position_to_physical
+
+log = logging.getLogger(__name__)
+
+SETUP = "setup"  # waiting for the starting position (learns the seating)
+NORMAL = "normal"
+ILLEGAL = "illegal"  # an illegal play waits for its correction (or acceptance)
+QUESTION = "question"  # an uncertain reading waits for a person's answer
+PAUSED = "paused"
+
+
+class Signals(Protocol):
+    """Where the referee's announcements go (LEDs, buzzer, page): see the module docstring."""
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class RefereeSettings:
+    """How the arbiter behaves; every threshold is a setting, not a constant in the code."""
+
+    #: How a turn ends: the player lifts the dice ("dice"), presses the turn button ("button"), or
+    #: the changed board stays settled for ``settled_turn_end_s`` ("settled").  "dice" also
+    #: accepts the button.
+    turn_end: str = "dice"
+    settled_turn_end_s: float = 4.0
+    #: Below this overall confidence a reading is never judged; it waits, then asks.
+    min_confidence: float = 0.5
+    #: Identical readings needed before an illegal play is announced.
+    confirm_reads: int = 2
+    #: Uncertain readings before the page is asked to confirm or correct.
+    question_after_reads: int = 3
+    #: The player with the light checkers (0 = White / gnubg's player 0).
+    light_player: int = 0
+
+
+@dataclass
+class Seating:
+    """How the board lies: where light's home is and which player has the light checkers."""
+
+    orientation: str = "bottom-right"
+    light_player: int = 0
+
+    def light_on_roll(self, player: int) -> bool:
+        return player == self.light_player
+
+    def seat(self, player: int) -> str:
+        """Which side of the board the player sits on ("bottom" or "top"), for the dice half."""
+        light_home_bottom = self.orientation.startswith("bottom")
+        light_seat = "bottom" if light_home_bottom else "top"
+        if player == self.light_player:
+            return light_seat
+        return "top" if light_seat == "bottom" else "bottom"
+
+    def to_text(self) -> str:
+        return f"seating orientation={self.orientation} light_player={self.light_player}"
+
+    @classmethod
+    def from_text(cls, text: str) -> Seating | None:
+        if not text.startswith("seating "):
+            return None
+        fields = dict(part.split("=", 1) for part in text.split()[1:] if "=" in part)
+        orientation = fields.get("orientation", "")
+        if orientation not in ORIENTATIONS:
+            return None
+        return cls(orientation, int(fields.get("light_player", "0")))
+
+
+def recognise_start(obs: Observation, variant: str, light_player: int = 0) -> Seating | None:
+    """The seating under which ``obs`` shows ``variant``'s starting position, if any."""
+    if obs.points is None:
+        return None
+    start = starting_position(variant)
+    for orientation in ORIENTATIONS:
+        points, bar = position_to_physical(start, True, orientation)
+        if [tuple(p) for p in obs.points] == [tuple(p) for p in points] and tuple(obs.bar) == tuple(bar):
+            return Seating(orientation, light_player)
+    return None
+
+
+def physical_difference(obs: Observation, expected: Position, seating: Seating, player: int) -> dict[int, str]:
+    """Physical points (25 = bar) where ``obs`` has checkers that ``expected`` lacks ("extra",
+    red) or lacks checkers it has ("missing", green)."""
+    points, bar = position_to_physical(expected, seating.light_on_roll(player), seating.orientation)
+    out: dict[int, str] = {}
+    assert obs.points is not None
+    for index, (seen, want) in enumerate(zip(obs.points, points, strict=True)):
+        if seen[0] > want[0] or seen[1] > want[1]:
+            out[index + 1] = "extra"
+        elif seen[0] < want[0] or seen[1] < want[1]:
+            out[index + 1] = "missing"
+    if obs.bar[0] > bar[0] or obs.bar[1] > bar[1]:
+        out[25] = "extra"
+    elif obs.bar[0] < bar[0] or obs.bar[1] < bar[1]:
+        out[25] = "missing"
+    return out
+
+
+@dataclass
+class _Pending:
+    """An illegal play or an uncertain reading waiting to be resolved."""
+
+    player: int
+    observed: Position
+    reason: str = ""
+    points: dict[int, str] = field(default_factory=dict)
+
+
+class Referee:
+    """The arbiter's state machine over one match journal."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        signals: Signals,
+        settings: RefereeSettings | None = None,
+        *,
+        evidence: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.journal = journal
+        self.signals = signals
+        self.settings = settings or RefereeSettings()
+        self.evidence = evidence or (lambda: None)
+        self.seating = self._seating_from_journal()
+        self.mode = SETUP if self.seating is None else NORMAL
+        self.verified = not journal.records  # a resumed match checks the board first
+        self.dice_latched: tuple[int, ...] | None = None  # dice already taken as a roll
+        self.dice_seen_in_play = False
+        self.last: Observation | None = None
+        self.last_position: Position | None = None
+        self.settled_since: float | None = None
+        self.pending: _Pending | None = None
+        self.same_reads = 0
+        self.uncertain_reads = 0
+        self.paused_mode = NORMAL
+        self.message = ""
+
+    # --- facts for the page ------------------------------------------------------------------
+    @property
+    def state(self) -> match.MatchState:
+        return self.journal.state
+
+    @property
+    def variant(self) -> str:
+        return self.state.variant
+
+    @property
+    def options(self) -> dict[str, object]:
+        return self.state.config.rule_options()
+
+    @property
+    def wants_reads(self) -> bool:
+        """True while the referee needs fresh readings of an unchanged board."""
+        return self.mode in (ILLEGAL, QUESTION) or self.uncertain_reads > 0 or self.same_reads > 0 or (
+            self.settings.turn_end == "settled" and self.state.phase == match.PLAY
+        )
+
+    def _seating_from_journal(self) -> Seating | None:
+        for record in reversed(self.journal.records):
+            if isinstance(record.event, match.Comment):
+                found = Seating.from_text(record.event.text)
+                if found is not None:
+                    return found
+        return None
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        try:
+            self.signals.emit(kind, data)
+        except Exception:  # a broken LED link or page must never stop the referee
+            log.exception("signal %s failed", kind)
+
+    def _append(self, event: match.Event, *, with_evidence: bool = False) -> bool:
+        """Journal first; False (and a message) when the match refuses the event."""
+        try:
+            self.journal.append(event, evidence=self.evidence() if with_evidence else None)
+        except IllegalEvent as error:
+            self.message = str(error)
+            log.warning("event refused: %s", error)
+            return False
+        return True
+
+    # --- camera ------------------------------------------------------------------------------
+    def observe(self, obs: Observation, now: float = 0.0) -> None:
+        """One reading of a settled frame (the service never passes an occluded frame as read)."""
+        if obs.refused or obs.occluded or obs.points is None:
+            self.settled_since = None
+            return
+        if self.mode == PAUSED:
+            return
+        self.last = obs
+        if self.mode == SETUP:
+            self._learn_seating(obs)
+            return
+        if self.state.phase == match.MATCH_OVER:
+            return
+        assert self.seating is not None
+        player = self._acting_player()
+        try:
+            observed = obs.to_position(self.variant, self.seating.light_on_roll(player), self.seating.orientation)
+        except (ValueError, RulesError):
+            self._uncertain(None, "the reading is not a possible position")
+            return
+        if observed != self.last_position:
+            self.settled_since = now
+            self.last_position = observed
+            self.same_reads = 0
+            self._emit("board", player=player, position=observed.id, confidence=obs.confidence)
+        else:
+            self.same_reads += 1
+        phase = self.state.phase
+        if self.mode == ILLEGAL:
+            self._while_illegal(obs, observed)
+        elif self.mode == QUESTION:
+            self._while_question(obs, observed)
+        elif phase in (match.OPENING, match.GAME_OVER):
+            self._await_opening(obs, observed)
+        elif phase == match.ROLL:
+            self._await_roll(obs, observed)
+        elif phase == match.PLAY:
+            self._during_play(obs, observed, now)
+
+    def _acting_player(self) -> int:
+        turn = self.state.turn
+        return turn if turn is not None else 0
+
+    def _learn_seating(self, obs: Observation) -> None:
+        seating = recognise_start(obs, self.variant, self.settings.light_player)
+        if seating is None:
+            self.message = f"set up the {find_variant(self.variant).title} starting position"
+            return
+        if not self._append(match.Comment(seating.to_text())):
+            return
+        self.seating = seating
+        self.mode = NORMAL
+        self.verified = True
+        self._emit("ready", orientation=seating.orientation, light_player=seating.light_player)
+
+    def _board_matches(self, obs: Observation, observed: Position, player: int) -> bool:
+        expected = self.state.position_for(player)
+        if observed == expected:
+            if not self.verified:
+                self.verified = True
+                self._emit("verified")
+            self.message = ""
+            return True
+        if self.same_reads + 1 >= self.settings.confirm_reads:
+            assert self.seating is not None
+            points = physical_difference(obs, expected, self.seating, player)
+            self.message = "the board differs from the record"
+            self._emit("mismatch", player=player, points=points, reason=self.message)
+        return False
+
+    def _dice(self, obs: Observation) -> list[dict[str, Any]]:
+        return [d for d in obs.dice if isinstance(d, dict) and "value" in d]
+
+    def _signature(self, obs: Observation) -> tuple[int, ...]:
+        return tuple(sorted(int(d["value"]) for d in self._dice(obs)))
+
+    def _await_opening(self, obs: Observation, observed: Position) -> None:
+        state = self.state
+        if state.phase == match.GAME_OVER:
+            # The next game begins from the starting position.
+            start = starting_position(self.variant)
+            if observed not in (start, start.swapped()):
+                self.message = "set up the starting position for the next game"
+                return
+            if match._next_starter(state) is not None:  # nardy: the last winner rolls
+                self._await_roll(obs, observed, starter=match._next_starter(state))
+                return
+        elif not self._board_matches(obs, observed, 0):
+            return
+        dice = self._dice(obs)
+        if obs.roll == "none" or not dice:
+            self.dice_latched = None
+            return
+        if self.dice_latched is not None or len(dice) != 2:
+            return
+        if obs.roll == "void" and obs.void_reason != "different_halves":
+            self.dice_latched = self._signature(obs)
+            self._append(match.VoidRoll(player=0, reason=f"opening roll {obs.void_reason}"))
+            self._emit("void", player=None, reason=obs.void_reason)
+            return
+        assert self.seating is not None
+        by_player = self._opening_dice(dice)
+        self.dice_latched = self._signature(obs)
+        if self._append(match.OpeningRoll(die0=by_player[0], die1=by_player[1])):
+            new = self.state
+            self.dice_seen_in_play = True
+            self._emit("rolled", player=new.turn, dice=list(new.dice or ()), opening=[by_player[0], by_player[1]])
+            if new.turn is not None:
+                self._emit("turn", player=new.turn)
+            if new.phase == match.PLAY:
+                self._check_playable()
+
+    def _opening_dice(self, dice: list[dict[str, Any]]) -> tuple[int, int]:
+        """Which die is whose: each player rolls into their own side (or own right-hand half)."""
+        assert self.seating is not None
+        seats = {self.seating.seat(p): p for p in (0, 1)}
+        owner: dict[int, int] = {}
+        sides = [d.get("side") for d in dice]
+        if set(sides) == {"top", "bottom"}:
+            for d in dice:
+                owner[seats[str(d["side"])]] = int(d["value"])
+        else:
+            # Each player rolls into their right-hand half: bottom's right is the physical right.
+            ordered = sorted(dice, key=lambda d: float(d.get("centre", (0, 0))[0]))
+            left, right = int(ordered[0]["value"]), int(ordered[1]["value"])
+            owner[seats["bottom"]] = right
+            owner[seats["top"]] = left
+        return owner[0], owner[1]
+
+    def _await_roll(self, obs: Observation, observed: Position, starter: int | None = None) -> None:
+        state = self.state
+        player = starter if starter is not None else (state.turn if state.turn is not None else 0)
+        if starter is None and not self._board_matches(obs, observed, player):
+            return
+        dice = self._dice(obs)
+        if obs.roll == "none" or not dice:
+            self.dice_latched = None
+            return
+        if self.dice_latched is not None:
+            return
+        self.dice_latched = self._signature(obs)
+        if obs.roll == "void":
+            if self._append(match.VoidRoll(player=player, reason=obs.void_reason or "")):
+                self._emit("void", player=player, reason=obs.void_reason)
+            return
+        if len(dice) != 2:
+            return
+        if not self._right_half_ok(obs, player):
+            if self._append(match.VoidRoll(player=player, reason="not_right_half")):
+                self._emit("void", player=player, reason="not_right_half")
+            return
+        values = (int(dice[0]["value"]), int(dice[1]["value"]))
+        if self._append(match.Roll(player=player, dice=values)):
+            self.dice_seen_in_play = True
+            self._emit("rolled", player=player, dice=list(values))
+            self._check_playable()
+
+    def _right_half_ok(self, obs: Observation, player: int) -> bool:
+        if self.options.get("dice_half", "either") != "right" or obs.dice_half is None:
+            return True
+        assert self.seating is not None
+        right = "right" if self.seating.seat(player) == "bottom" else "left"
+        return obs.dice_half == right
+
+    def _legal(self) -> dict[Position, Any]:
+        state = self.state
+        assert state.turn is not None and state.dice is not None
+        before = state.position_for(state.turn)
+        return legal_results(before, Dice(*state.dice), first_turn=state.first_turn, options=self.options)
+
+    def _check_playable(self) -> None:
+        """A roll that cannot be played is recorded at once: the dice are lost."""
+        state = self.state
+        if state.phase != match.PLAY or state.turn is None:
+            return
+        legal = self._legal()
+        before = state.position_for(state.turn)
+        if list(legal) == [before]:
+            player = state.turn
+            if self._append(match.Play(player=player, result=before, steps=())):
+                self._emit("no_play", player=player, dice=list(state.dice or ()))
+                self._after_play()
+
+    def _during_play(self, obs: Observation, observed: Position, now: float) -> None:
+        state = self.state
+        player = state.turn if state.turn is not None else 0
+        before = state.position_for(player)
+        dice_now = self._dice(obs)
+        if dice_now:
+            self.dice_seen_in_play = True
+            return
+        ends = False
+        if self.settings.turn_end == "dice" and obs.roll == "none" and self.dice_seen_in_play:
+            ends = True
+        elif (
+            self.settings.turn_end == "settled"
+            and observed != before
+            and self.settled_since is not None
+            and now - self.settled_since >= self.settings.settled_turn_end_s
+        ):
+            ends = True
+        if ends:
+            self._judge_turn(obs, observed)
+
+    def turn_button(self, player: int | None = None) -> None:
+        """A player pressed their turn (clock) button: the turn ends with the board as it is."""
+        if self.mode != NORMAL or self.state.phase != match.PLAY or self.last is None:
+            return
+        if player is not None and player != self.state.turn:
+            return
+        if self.last_position is not None:
+            self._judge_turn(self.last, self.last_position)
+
+    def _sure(self, obs: Observation) -> bool:
+        return obs.confidence >= self.settings.min_confidence and not obs.problems()
+
+    def _judge_turn(self, obs: Observation, observed: Position) -> None:
+        state = self.state
+        player = state.turn if state.turn is not None else 0
+        legal = self._legal()
+        play = legal.get(observed)
+        if play is not None and self._sure(obs):
+            self.uncertain_reads = 0
+            if self._append(match.Play(player=player, result=observed, steps=play.steps), with_evidence=True):
+                self._emit("play", player=player, play=play.notation(), position=observed.id)
+                self._after_play()
+            return
+        close = nearest(observed, legal)
+        distance = _checker_distance(observed, close) if close is not None else 99
+        if not self._sure(obs) or distance <= 1:
+            self._uncertain(observed, "the reading is uncertain" if not self._sure(obs)
+                            else "one checker differs from a legal play")
+            return
+        if self.same_reads + 1 < self.settings.confirm_reads:
+            return  # wait for the same reading again before crying foul
+        self._declare_illegal(obs, observed, legal)
+
+    def _uncertain(self, observed: Position | None, why: str) -> None:
+        self.uncertain_reads += 1
+        if self.uncertain_reads >= self.settings.question_after_reads and observed is not None:
+            state = self.state
+            player = state.turn if state.turn is not None else 0
+            self.mode = QUESTION
+            self.pending = _Pending(player, observed, why)
+            self.message = why
+            self._emit("question", player=player, position=observed.id, reason=why)
+
+    def _declare_illegal(self, obs: Observation, observed: Position, legal: dict[Position, Any]) -> None:
+        state = self.state
+        player = state.turn if state.turn is not None else 0
+        assert state.dice is not None and self.seating is not None
+        before = state.position_for(player)
+        dice = Dice(*state.dice)
+        steps = (dice.first,) * 4 if dice.is_double else (dice.first, dice.second)
+        error: IllegalPlay = explain(before, observed, steps, first_turn=state.first_turn,
+                                     options=self.options, legal=legal)
+        close = error.nearest if isinstance(error.nearest, Position) else None
+        points = physical_difference(obs, close, self.seating, player) if close is not None else {}
+        policy = self.options.get("illegal_play", "must_correct")
+        if not self._append(match.IllegalPlayDetected(player=player, result=observed, reason=error.reason,
+                                                       points=tuple(sorted(points))), with_evidence=True):
+            return
+        self.pending = _Pending(player, observed, error.reason, points)
+        self.message = error.reason
+        self._emit("illegal", player=player, reason=error.reason, points=points, policy=policy,
+                   position=observed.id)
+        if policy == "alert_only":
+            self._accept(observed)
+        else:
+            self.mode = ILLEGAL
+
+    def _while_illegal(self, obs: Observation, observed: Position) -> None:
+        assert self.pending is not None and self.seating is not None
+        legal = self._legal()
+        if observed in legal and self._sure(obs):
+            player = self.pending.player
+            if self._append(match.IllegalPlayCorrected(player=player)):
+                self.mode = NORMAL
+                self.pending = None
+                self._emit("corrected", player=player)
+                play = legal[observed]
+                if observed == self.state.position_for(player) and play.steps:
+                    return  # taken back to the start of the turn: the player plays again
+                if self._append(match.Play(player=player, result=observed, steps=play.steps), with_evidence=True):
+                    self._emit("play", player=player, play=play.notation(), position=observed.id)
+                    self._after_play()
+            return
+        if observed == self.state.position_for(self.pending.player):
+            # Taken back: nothing wrong on the board any more; the player plays the roll again.
+            if self._append(match.IllegalPlayCorrected(player=self.pending.player)):
+                self.mode = NORMAL
+                self.pending = None
+                self._emit("corrected", player=self._acting_player())
+            return
+        close = nearest(observed, legal)
+        if close is not None:
+            points = physical_difference(obs, close, self.seating, self.pending.player)
+            if points != self.pending.points:
+                self.pending.points = points
+                self._emit("guide", player=self.pending.player, points=points)
+
+    def _while_question(self, obs: Observation, observed: Position) -> None:
+        """A clearer reading may answer the question by itself."""
+        assert self.pending is not None
+        if self._sure(obs) and observed in self._legal():
+            self.mode = NORMAL
+            self.pending = None
+            self.uncertain_reads = 0
+            self._emit("answered", how="reading")
+            self._judge_turn(obs, observed)
+
+    def _after_play(self) -> None:
+        self.dice_seen_in_play = False
+        self.dice_latched = None
+        self.uncertain_reads = 0
+        self.same_reads = 0
+        self.message = ""
+        state = self.state
+        if state.phase in (match.GAME_OVER, match.MATCH_OVER) and state.last_result is not None:
+            result = state.last_result
+            if not state.result_confirmed:
+                self._append(match.GameEnd(winner=result.winner, points=result.points, result=result.result))
+            self._emit("game_end", winner=result.winner, points=result.points, result=result.result,
+                       score=list(self.state.score))
+            if self.state.phase == match.MATCH_OVER:
+                self._emit("match_end", winner=self.state.winner, score=list(self.state.score))
+            return
+        if state.turn is not None:
+            self._emit("turn", player=state.turn)
+
+    # --- people ------------------------------------------------------------------------------
+    def accept_illegal(self) -> bool:
+        """The opponent accepts the illegal play on the board (policy ``opponent_may_accept``)."""
+        if self.mode != ILLEGAL or self.pending is None:
+            self.message = "there is no illegal play to accept"
+            return False
+        if self.options.get("illegal_play") != "opponent_may_accept":
+            self.message = "this game's rule is that an illegal play must be corrected"
+            return False
+        return self._accept(self.pending.observed)
+
+    def _accept(self, observed: Position) -> bool:
+        assert self.pending is not None
+        player = self.pending.player
+        if not self._append(match.IllegalPlayAccepted(player=player, result=observed, reason=self.pending.reason)):
+            return False
+        self.mode = NORMAL
+        self.pending = None
+        self._emit("accepted", player=player, position=observed.id)
+        self._after_play()
+        return True
+
+    def confirm_reading(self) -> bool:
+        """A person confirms the uncertain reading is what the board shows: judge it."""
+        if self.mode != QUESTION or self.pending is None or self.last is None:
+            self.message = "there is no question to answer"
+            return False
+        observed = self.pending.observed
+        self.mode = NORMAL
+        self.pending = None
+        self.uncertain_reads = 0
+        self._judge_confirmed(observed)
+        return True
+
+    def correct_reading(self, position: Position) -> bool:
+        """A person says what the board really shows (from the acting player's side): judge that."""
+        if self.mode not in (QUESTION, NORMAL) or self.state.phase != match.PLAY:
+            self.message = "a correction is taken only while a play is being judged"
+            return False
+        if position.variant != self.variant:
+            self.message = f"the corrected position is not a {self.variant} position"
+            return False
+        self.mode = NORMAL
+        self.pending = None
+        self.uncertain_reads = 0
+        self._judge_confirmed(position)
+        return True
+
+    def _judge_confirmed(self, observed: Position) -> None:
+        """Judge a position a person vouched for (no confidence or repeat checks)."""
+        state = self.state
+        player = state.turn if state.turn is not None else 0
+        legal = self._legal()
+        play = legal.get(observed)
+        if play is not None:
+            if self._append(match.Play(player=player, result=observed, steps=play.steps)):
+                self._emit("play", player=player, play=play.notation(), position=observed.id)
+                self._after_play()
+            return
+        assert state.dice is not None
+        dice = Dice(*state.dice)
+        steps = (dice.first,) * 4 if dice.is_double else (dice.first, dice.second)
+        error = explain(state.position_for(player), observed, steps, first_turn=state.first_turn,
+                        options=self.options, legal=legal)
+        if not self._append(match.IllegalPlayDetected(player=player, result=observed, reason=error.reason)):
+            return
+        self.pending = _Pending(player, observed, error.reason)
+        self.message = error.reason
+        self._emit("illegal", player=player, reason=error.reason, points={}, position=observed.id,
+                   policy=self.options.get("illegal_play", "must_correct"))
+        if self.options.get("illegal_play") == "alert_only":
+            self._accept(observed)
+        else:
+            self.mode = ILLEGAL
+
+    def cube(self, action: str, player: int) -> bool:
+        """``double``, ``take``, ``drop`` or ``beaver`` by ``player`` (buttons or the page)."""
+        events = {"double": match.Double, "take": match.Take, "drop": match.Drop, "beaver": match.Beaver}
+        if action not in events:
+            self.message = f"unknown cube action {action!r}"
+            return False
+        if not self._append(events[action](player=player)):
+            return False
+        state = self.state
+        self._emit("cube", action=action, player=player, value=state.cube, owner=state.cube_owner)
+        if action == "drop":
+            self._after_play()
+        return True
+
+    def resign(self, player: int, value: int = 1) -> bool:
+        return self._append(match.Resign(player=player, value=value)) and (self._emit("resign", player=player, value=value) or True)
+
+    def answer_resignation(self, accept: bool, player: int) -> bool:
+        event = match.ResignAccepted(player=player) if accept else match.ResignDeclined(player=player)
+        if not self._append(event):
+            return False
+        if accept:
+            self._after_play()
+        return True
+
+    def pause(self) -> None:
+        if self.mode != PAUSED:
+            self.paused_mode = self.mode
+            self.mode = PAUSED
+            self._emit("paused")
+
+    def resume(self) -> None:
+        if self.mode == PAUSED:
+            self.mode = self.paused_mode
+            self.verified = False  # the board may have been touched: verify before judging
+            self._emit("resumed")
+
+
+def _checker_distance(a: Position, b: Position) -> int:
+    """How many single-checker differences separate two positions (per side and point)."""
+    return sum(abs(x - y) for x, y in zip(a.mover, b.mover, strict=True)) + sum(
+        abs(x - y) for x, y in zip(a.opponent, b.opponent, strict=True)
+    )

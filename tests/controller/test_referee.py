@@ -1,0 +1,223 @@
+"""The referee's state machine, fed observations made from positions (no camera, no rendering)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.referee import ILLEGAL, NORMAL, QUESTION, Referee, RefereeSettings, recognise_start
+from recording.journal import Header, Journal
+from rules import match
+from rules.plays import legal_results
+from rules.position import Position, starting_position
+from rules.steps import parse_notation
+from vision.observation import ORIENTATIONS, Observation, position_to_physical
+
+
+class Recorder:
+    """Signals sink that also checks the journal already holds what is announced."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+        self.journal: Journal | None = None
+        self.journal_sizes: list[int] = []
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        self.seen.append((kind, data))
+        self.journal_sizes.append(len(self.journal.records) if self.journal else 0)
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.seen]
+
+
+def obs(position: Position, light_on_roll: bool = True, orientation: str = "bottom-right", *,
+        dice: tuple[int, ...] = (), roll: str | None = None, void_reason: str | None = None,
+        confidence: float = 0.95, half: str | None = "right", sides: tuple[str, ...] = ()) -> Observation:
+    points, bar = position_to_physical(position, light_on_roll, orientation)
+    listed = []
+    for i, value in enumerate(dice):
+        die: dict[str, Any] = {"value": value, "centre": [700 + 40 * i, 400]}
+        if sides:
+            die["side"] = sides[i]
+        listed.append(die)
+    return Observation(points=list(points), bar=bar, dice=listed,
+                       roll=roll or ("valid" if dice else "none"), void_reason=void_reason,
+                       dice_half=half if dice else None, confidence=confidence)
+
+
+def play(position: Position, dice: str, notation: str) -> Position:
+    """The legal result of ``notation`` (checked against the engine)."""
+    wanted = sorted(parse_notation(notation))
+    for result, found in legal_results(position, dice).items():
+        hops = sorted((s.start, s.end) for s in found.steps)
+        if hops == wanted or found.notation() == notation:
+            return result
+    raise AssertionError(f"{notation} is not legal for {dice} in {position.id}")
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> tuple[Referee, Recorder]:
+    journal = Journal.create(tmp_path / "match.jsonl", Header(variant="backgammon", match_length=5,
+                                                                players=("Ana", "Ion")))
+    recorder = Recorder()
+    recorder.journal = journal
+    referee = Referee(journal, recorder, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    return referee, recorder
+
+
+def start_game(referee: Referee, light_die: int = 3, dark_die: int = 1) -> None:
+    start = starting_position()
+    referee.observe(obs(start))
+    referee.observe(obs(start, dice=(light_die, dark_die), roll="void", void_reason="different_halves",
+                        sides=("bottom", "top")))
+
+
+@pytest.mark.parametrize("orientation", ORIENTATIONS)
+def test_seating_is_learnt_from_the_starting_position(orientation: str) -> None:
+    found = recognise_start(obs(starting_position(), orientation=orientation), "backgammon")
+    assert found is not None and found.orientation == orientation
+
+
+def test_opening_roll_then_a_legal_play_is_journaled_before_it_is_announced(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    state = referee.state
+    assert state.phase == match.PLAY and state.turn == 0 and state.dice == (3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after, dice=(3, 1)))  # mid-play, dice still down: nothing judged
+    assert referee.state.phase == match.PLAY
+    referee.observe(obs(after))  # dice lifted: the turn ends
+    assert referee.state.phase == match.ROLL and referee.state.turn == 1
+    index = signals.kinds().index("play")
+    assert isinstance(signals.journal.records[signals.journal_sizes[index] - 1].event, match.Play)
+
+
+def test_an_illegal_play_is_flagged_with_its_points_then_corrected(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    start = starting_position()
+    mover = list(start.mover)
+    mover[12] -= 2
+    mover[8] += 1
+    mover[10] += 1  # 13/9 13/11 with 3-1: not possible
+    wrong = Position(tuple(mover), start.opponent)
+    referee.observe(obs(wrong))
+    assert "illegal" not in signals.kinds()  # one reading is not enough to cry foul
+    referee.observe(obs(wrong))
+    assert referee.mode == ILLEGAL
+    kind, data = next(s for s in signals.seen if s[0] == "illegal")
+    assert data["points"] and set(data["points"].values()) <= {"extra", "missing"}
+    assert isinstance(signals.journal.records[-1].event, match.IllegalPlayDetected)
+    right = play(start, "31", "8/5 6/5")
+    referee.observe(obs(right))
+    assert referee.mode == NORMAL
+    assert [type(r.event).__name__ for r in signals.journal.records[-2:]] == ["IllegalPlayCorrected", "Play"]
+    assert referee.state.turn == 1
+
+
+def test_a_void_roll_is_recorded_and_not_taken_as_a_roll(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after))
+    dark_view = after.swapped()
+    referee.observe(obs(dark_view, light_on_roll=False, dice=(5, 2), roll="void", void_reason="cocked"))
+    assert isinstance(signals.journal.records[-1].event, match.VoidRoll)
+    assert referee.state.phase == match.ROLL
+    referee.observe(obs(dark_view, light_on_roll=False))  # dice picked up
+    referee.observe(obs(dark_view, light_on_roll=False, dice=(5, 2), half="left"))
+    assert referee.state.phase == match.PLAY and referee.state.dice == (5, 2)
+
+
+def test_dice_in_the_wrong_half_make_a_void_roll_in_backgammon(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after))
+    # Dark sits at the top: its right-hand half is the physical left.
+    referee.observe(obs(after.swapped(), light_on_roll=False, dice=(5, 2), half="right"))
+    assert referee.state.phase == match.ROLL
+    assert "not_right_half" in str(signals.seen[-1][1])
+
+
+def test_an_occluded_frame_is_never_read(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    hand = Observation(points=None, occluded=True, refused=True, reason="hand over the board")
+    before = len(signals.journal.records)
+    referee.observe(hand)
+    assert len(signals.journal.records) == before
+
+
+def test_an_uncertain_reading_becomes_a_question_not_an_alert(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    start = starting_position()
+    right = play(start, "31", "8/5 6/5")
+    mover = list(right.mover)
+    mover[4] -= 1  # one checker of the made point misread
+    blurry = Position(tuple(mover), right.opponent)
+    for _ in range(3):
+        referee.observe(obs(blurry))
+    assert "illegal" not in signals.kinds()
+    assert referee.mode == QUESTION
+    assert referee.correct_reading(right)
+    assert referee.state.turn == 1 and "play" in signals.kinds()
+
+
+def test_low_confidence_is_never_judged_illegal(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    start = starting_position()
+    mover = list(start.mover)
+    mover[12] -= 2
+    mover[2] += 2
+    for _ in range(5):
+        referee.observe(obs(Position(tuple(mover), start.opponent), confidence=0.2))
+    assert "illegal" not in signals.kinds()
+
+
+def test_double_and_take_through_the_referee(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after))
+    assert referee.cube("double", 1)
+    assert referee.cube("take", 0)
+    assert referee.state.cube == 2 and referee.state.cube_owner == 0
+    assert not referee.cube("double", 1)  # the cube is not dark's now
+    assert "does not own" in referee.message or "double" in referee.message
+
+
+def test_a_resumed_match_verifies_the_board_before_judging(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    journal = Journal.create(path, Header(variant="backgammon"))
+    signals = Recorder()
+    referee = Referee(journal, signals)
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after))
+    referee.observe(obs(after))
+    journal.close()
+    again = Journal.open(path)
+    resumed = Referee(again, Recorder())
+    assert resumed.mode == NORMAL and resumed.seating is not None
+    assert resumed.state.turn == 1 and not resumed.verified
+    resumed.observe(obs(after.swapped(), light_on_roll=False))
+    assert resumed.verified
+
+
+def test_nardy_first_turn_lets_two_leave_the_head_on_6_6(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path / "n.jsonl", Header(variant="nardy", options={"white_always_starts": True}))
+    signals = Recorder()
+    referee = Referee(journal, signals)
+    start = starting_position("nardy")
+    referee.observe(obs(start, orientation="top-left"))
+    assert referee.seating is not None and referee.seating.orientation == "top-left"
+    referee.observe(obs(start, orientation="top-left", dice=(6, 6)))
+    after = next(iter(legal_results(start, "66", first_turn=True)))
+    assert after.mover[23] == 13
+    referee.observe(obs(after, orientation="top-left"))
+    assert "play" in signals.kinds() and referee.state.turn == 1
