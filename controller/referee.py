@@ -72,20 +72,24 @@ class Seating:
 
     orientation: str = "bottom-right"
     light_player: int = 0
+    variant: str = "backgammon"
 
     def light_on_roll(self, player: int) -> bool:
         return player == self.light_player
 
     def seat(self, player: int) -> str:
-        """Which side of the board the player sits on ("bottom" or "top"), for the dice half."""
-        light_home_bottom = self.orientation.startswith("bottom")
-        light_seat = "bottom" if light_home_bottom else "top"
+        """Which side of the board the player sits on ("bottom" or "top"), for the dice half.
+
+        A backgammon player sits by their home board; a nardy player by their head.
+        """
+        home_bottom = self.orientation.startswith("bottom")
+        light_seat = "bottom" if home_bottom == (self.variant == "backgammon") else "top"
         if player == self.light_player:
             return light_seat
         return "top" if light_seat == "bottom" else "bottom"
 
     def to_text(self) -> str:
-        return f"seating orientation={self.orientation} light_player={self.light_player}"
+        return f"seating orientation={self.orientation} light_player={self.light_player} variant={self.variant}"
 
     @classmethod
     def from_text(cls, text: str) -> Seating | None:
@@ -95,7 +99,7 @@ class Seating:
         orientation = fields.get("orientation", "")
         if orientation not in ORIENTATIONS:
             return None
-        return cls(orientation, int(fields.get("light_player", "0")))
+        return cls(orientation, int(fields.get("light_player", "0")), fields.get("variant", "backgammon"))
 
 
 def recognise_start(obs: Observation, variant: str, light_player: int = 0) -> Seating | None:
@@ -106,7 +110,7 @@ def recognise_start(obs: Observation, variant: str, light_player: int = 0) -> Se
     for orientation in ORIENTATIONS:
         points, bar = position_to_physical(start, True, orientation)
         if [tuple(p) for p in obs.points] == [tuple(p) for p in points] and tuple(obs.bar) == tuple(bar):
-            return Seating(orientation, light_player)
+            return Seating(orientation, light_player, variant)
     return None
 
 
@@ -166,6 +170,8 @@ class Referee:
         self.uncertain_reads = 0
         self.paused_mode = NORMAL
         self.message = ""
+        self.board_ok = False  # the last dice-free reading matched the record
+        self.mismatch: dict[int, str] = {}  # points shown as differing from the record
 
     # --- facts for the page ------------------------------------------------------------------
     @property
@@ -265,21 +271,32 @@ class Referee:
         self.seating = seating
         self.mode = NORMAL
         self.verified = True
+        self.board_ok = True
         self._emit("ready", orientation=seating.orientation, light_player=seating.light_player)
 
     def _board_matches(self, obs: Observation, observed: Position, player: int) -> bool:
+        """Is the board as recorded?  Judged on dice-free readings (a die can hide or look like a
+        checker); a reading with dice relies on the last dice-free one."""
         expected = self.state.position_for(player)
+        if self._dice(obs):
+            return self.board_ok
+        self.board_ok = observed == expected
         if observed == expected:
             if not self.verified:
                 self.verified = True
                 self._emit("verified")
+            if self.mismatch:
+                self.mismatch = {}
+                self._emit("matched", player=player)
             self.message = ""
             return True
         if self.same_reads + 1 >= self.settings.confirm_reads:
             assert self.seating is not None
             points = physical_difference(obs, expected, self.seating, player)
             self.message = "the board differs from the record"
-            self._emit("mismatch", player=player, points=points, reason=self.message)
+            if points != self.mismatch:
+                self.mismatch = points
+                self._emit("mismatch", player=player, points=points, reason=self.message)
         return False
 
     def _dice(self, obs: Observation) -> list[dict[str, Any]]:
@@ -352,13 +369,14 @@ class Referee:
             return
         if self.dice_latched is not None:
             return
-        self.dice_latched = self._signature(obs)
         if obs.roll == "void":
+            self.dice_latched = self._signature(obs)
             if self._append(match.VoidRoll(player=player, reason=obs.void_reason or "")):
                 self._emit("void", player=player, reason=obs.void_reason)
             return
         if len(dice) != 2:
-            return
+            return  # not a readable roll yet: wait for the next reading
+        self.dice_latched = self._signature(obs)
         if not self._right_half_ok(obs, player):
             if self._append(match.VoidRoll(player=player, reason="not_right_half")):
                 self._emit("void", player=player, reason="not_right_half")
@@ -524,6 +542,7 @@ class Referee:
             self._judge_turn(obs, observed)
 
     def _after_play(self) -> None:
+        self.board_ok = True  # the board was just judged to be the recorded position
         self.dice_seen_in_play = False
         self.dice_latched = None
         self.uncertain_reads = 0

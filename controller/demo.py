@@ -1,0 +1,272 @@
+"""``referee demo``: the whole referee on built-in scripted games, through the real pipeline.
+
+A scripted board (:class:`ScriptedBoard`) renders each moment of a game script with
+``vision.render`` as the camera would see it: rolls landing (some void), hands over the board
+mid-play, the result with the dice still down, the dice lifted.  Every frame goes through the same
+:class:`~controller.table.Table` as on the Pi: the gate, the reader, the referee, the journal, the
+LED strip (the simulated controller on a pseudo-terminal, spoken to by the real serial link), the
+Pi's buzzer and LEDs on gpiozero's mock pins, and the companion page when it is served.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller.referee import Referee, RefereeSettings
+from controller.script import GameScript, Turn, backgammon_game, describe, nardy_game
+from controller.signals import BoardSignals
+from controller.table import Table
+from firmware_bridge import Leds, open_leds
+from recording.export import FORMATS, export_journal
+from recording.journal import Header, Journal
+from rules.position import Position, starting_position
+from vision import render as rnd
+from vision.calibration import calibrate
+from vision.config import VisionConfig
+from vision.observation import position_to_physical
+from vision.pipeline import Reader
+
+log = logging.getLogger(__name__)
+
+FPS = 10.0
+Action = Callable[[Referee], Any]
+
+
+@dataclass
+class Moment:
+    """One still scene held for ``frames`` frames; ``actions`` run before its first frame."""
+
+    scene: rnd.Scene | None
+    frames: int
+    actions: list[Action] = field(default_factory=list)
+    moving: bool = False  # a hand is over the board (one fresh render per frame)
+
+
+class ScriptedBoard:
+    """A game script as a camera sees it."""
+
+    def __init__(self, script: GameScript, setup: rnd.BoardSetup, orientation: str, *, seed: int = 0,
+                 hold: int = 12, light_player: int = 0) -> None:
+        self.script = script
+        self.setup = setup
+        self.orientation = orientation
+        self.light_player = light_player
+        self.rng = np.random.default_rng(seed)
+        self.hold = hold
+        self.seed = seed
+
+    # --- scenes --------------------------------------------------------------------------------
+    def seat(self, player: int) -> str:
+        from controller.referee import Seating
+
+        return Seating(self.orientation, self.light_player, self.script.variant).seat(player)
+
+    def scene(self, position: Position, player: int, dice: tuple[int, ...] = (), kind: str = "valid",
+              hand: bool = False) -> rnd.Scene:
+        points, bar = position_to_physical(position, player == self.light_player, self.orientation)
+        scene = rnd.Scene(points=list(points), bar=bar, seed=int(self.rng.integers(0, 2**31)))
+        if dice:
+            half = "right" if self.seat(player) == "bottom" else "left"
+            rnd._place_dice(scene, self.rng, list(dice), self.setup.board.aspect, kind, forced_half=half)
+        if hand:
+            edge = self.seat(player)
+            tip = (float(self.rng.uniform(0.25, 0.75)), 0.62 if edge == "bottom" else 0.38)
+            scene.hand = rnd.HandSpec(tip, edge)
+        return scene
+
+    def empty_scene(self) -> rnd.Scene:
+        return rnd.Scene(points=[(0, 0)] * 24, seed=1)
+
+    # --- the game as moments -------------------------------------------------------------------
+    def moments(self, max_turns: int | None = None) -> Iterator[Moment]:
+        script = self.script
+        hold = self.hold
+        start = starting_position(script.variant)
+        yield Moment(self.scene(start, 0), hold)
+        turns = script.turns[:max_turns] if max_turns else script.turns
+        if script.opening is not None:
+            die0, die1 = script.opening
+            # Each player rolls one die into their own right-hand half; the kind puts the second
+            # die in the other half.
+            bottom_player = 0 if self.seat(0) == "bottom" else 1
+            first, second = (die0, die1) if bottom_player == 0 else (die1, die0)
+            scene = self.scene(start, bottom_player, (first, second), "different_halves")
+            yield Moment(scene, hold)
+            if script.variant != "backgammon":
+                yield Moment(self.scene(start, 0), hold)  # dice picked up; the starter rolls afresh
+        for index, turn in enumerate(turns):
+            yield from self._turn(index, turn)
+        if turns:
+            last = turns[-1]
+            yield Moment(self.scene(last.result, last.player), hold)
+
+    def _turn(self, index: int, turn: Turn) -> Iterator[Moment]:
+        hold = self.hold
+        player = turn.player
+        opening_dice = index == 0 and self.script.variant == "backgammon" and self.script.opening is not None
+        actions: list[Action] = [_cube(action, who) for action, who in turn.cube]
+        if not opening_dice:
+            if turn.void_first:
+                yield Moment(self.scene(turn.before, player, turn.dice, turn.void_first), hold, actions)
+                actions = []
+                yield Moment(self.scene(turn.before, player), hold)
+            yield Moment(self.scene(turn.before, player, turn.dice), hold, actions)
+        for _ in range(3):
+            yield Moment(self.scene(turn.before, player, turn.dice, hand=True), 1, moving=True)
+        if turn.illegal_first is not None:
+            yield Moment(self.scene(turn.illegal_first, player, turn.dice), hold // 2)
+            yield Moment(self.scene(turn.illegal_first, player), hold + 8)
+            for _ in range(2):
+                yield Moment(self.scene(turn.illegal_first, player, hand=True), 1, moving=True)
+            yield Moment(self.scene(turn.result, player), hold + 4)
+            return
+        yield Moment(self.scene(turn.result, player, turn.dice), hold // 2)
+        yield Moment(self.scene(turn.result, player), hold)
+
+    def frames(self, max_turns: int | None = None) -> Iterator[tuple[np.ndarray, list[Action]]]:
+        for moment in self.moments(max_turns):
+            assert moment.scene is not None
+            image, _ = rnd.render(self.setup, moment.scene)
+            for n in range(moment.frames):
+                yield image, (moment.actions if n == 0 else [])
+
+
+def _cube(action: str, player: int) -> Action:
+    def act(referee: Referee) -> Any:
+        return referee.cube(action, player)
+    return act
+
+
+def demo_setup(variant: str, seed: int) -> tuple[rnd.BoardSetup, str]:
+    """A fixed, well-lit board for the demo: tournament board for backgammon, wooden for nardy."""
+    rng = np.random.default_rng(seed)
+    style = "tournament" if variant == "backgammon" else "wooden"
+    setup = rnd.random_setup(rng, style=style, checkers="ivory-black" if variant == "backgammon" else "cream-brown")
+    setup.blur = 0.0
+    setup.noise = 1.5
+    setup.jpeg = 92
+    setup.dice_style = "ivory"
+    orientation = "bottom-right" if variant == "backgammon" else "top-left"
+    return setup, orientation
+
+
+@dataclass
+class GameRun:
+    script: GameScript
+    journal_path: Path
+    exports: dict[str, str]
+    signals: list[tuple[str, dict[str, Any]]]
+    frames: int
+    seconds: float
+    final_phase: str
+    facts: dict[str, Any]
+
+
+def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: int = 3,
+                max_turns: int | None = None, listeners: list[Callable[[str, dict[str, Any]], None]] = (),  # type: ignore[assignment]
+                on_table: Callable[[Table], None] | None = None, realtime: bool = False) -> GameRun:
+    """Referee one scripted game through the whole pipeline; returns what happened."""
+    setup, orientation = demo_setup(script.variant, seed)
+    empty, _ = rnd.render(setup, rnd.Scene(points=[(0, 0)] * 24, seed=1))
+    board = ScriptedBoard(script, setup, orientation, seed=seed)
+    start_scene = board.scene(starting_position(script.variant), 0)
+    start_image, _ = rnd.render(setup, start_scene)
+    config = VisionConfig()
+    calibration = calibrate(setup.corners, rnd.IMAGE_SIZE, empty=empty, start=start_image,
+                            variant=script.variant, config=config)
+    name = f"{script.variant}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    journal_path = data_dir / f"{name}.jsonl"
+    header = Header(variant=script.variant, match_length=script.match_length, players=script.players,
+                    options=script.options, device="referee demo", event="Built-in scripted game")
+    journal = Journal.create(journal_path, header)
+    signals = BoardSignals(leds)
+    for listener in listeners:
+        signals.add_listener(listener)
+    referee = Referee(journal, signals, RefereeSettings())
+    table = Table(Reader(calibration, config), referee, evidence_dir=data_dir / f"{name}-evidence")
+    signals.seat_of = lambda player: referee.seating.seat(player) if referee.seating else "bottom"
+    if on_table is not None:
+        on_table(table)
+    t0 = time.perf_counter()
+    count = 0
+    for image, actions in board.frames(max_turns):
+        for action in actions:
+            action(referee)
+        table.feed(image, count / FPS)
+        count += 1
+        if realtime:
+            time.sleep(1 / FPS)
+    seconds = time.perf_counter() - t0
+    journal.close()
+    exports: dict[str, str] = {}
+    for fmt in FORMATS:
+        if fmt in ("mat", "sgf") and script.variant != "backgammon":
+            continue
+        exports[fmt] = export_journal(journal_path, fmt)
+    facts = describe(script)
+    return GameRun(script, journal_path, exports, list(signals.history), count, seconds,
+                   Journal.open(journal_path, repair=False).state.phase, facts)
+
+
+def _mock_gpio() -> Any:
+    """The Pi's LEDs and buzzer on gpiozero's mock pins (the demo has no Pi)."""
+    from gpiozero.pins.mock import MockFactory
+
+    from firmware_bridge import GpioSignals
+
+    return GpioSignals(pin_factory=MockFactory())
+
+
+def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = None,
+             games: tuple[str, ...] = ("backgammon", "nardy"), max_turns: int | None = None) -> list[GameRun]:
+    """Play the built-in games; print where the records are."""
+    out = Path(data_dir or os.environ.get("REFEREE_DATA_DIR") or "data/demo").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    leds = open_leds(os.environ.get("REFEREE_LEDS", "sim"), gpio=_mock_gpio())
+    server = None
+    listeners: list[Callable[[str, dict[str, Any]], None]] = []
+    hub = None
+    if not headless:
+        from controller.web import start_page
+
+        server, hub = start_page(port, out)
+        listeners.append(hub.publish)
+        print(f"companion page: http://127.0.0.1:{port}/", flush=True)
+    runs = []
+    try:
+        for variant in games:
+            script = backgammon_game() if variant == "backgammon" else nardy_game()
+            print(f"refereeing {script.title} ({len(script.turns)} turns)…", flush=True)
+            on_table = hub.attach if hub is not None else None
+            run = play_script(script, out, leds, max_turns=max_turns, listeners=listeners,
+                              on_table=on_table, realtime=not headless)
+            runs.append(run)
+            verdicts = [k for k, _ in run.signals]
+            print(f"  {run.frames} frames in {run.seconds:.1f} s; plays {verdicts.count('play')}, "
+                  f"illegal plays flagged {verdicts.count('illegal')}, void rolls {verdicts.count('void')}, "
+                  f"questions {verdicts.count('question')}; game state: {run.final_phase}")
+            print(f"  journal: {run.journal_path}")
+            for fmt, path in run.exports.items():
+                print(f"  {fmt}: {path}")
+        if leds.sim is not None:
+            print(f"LED controller (simulated on {leds.sim.port}) showed {len(leds.history())} frames")
+    finally:
+        leds.close()
+        if server is not None:
+            server.close()
+    return runs
+
+
+def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns)
+    return 0
