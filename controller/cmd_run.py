@@ -1,4 +1,4 @@
-"""`referee` commands of this group (filled in by the issue that owns it)."""
+"""``referee demo`` and ``referee run`` (INTERFACES.md §2)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,43 @@ from typing import Any
 
 
 def register(commands: Any) -> None:
-    """Add this group's sub-commands to the `referee` parser."""
-    del commands
+    demo = commands.add_parser(
+        "demo",
+        help="referee the built-in scripted games through the whole pipeline",
+        description="The whole referee on built-in scripted games: synthetic camera frames, the "
+        "simulated LED controller on a pseudo-terminal, gpiozero mock pins, the journal and "
+        "exports, and the companion page (unless --headless).",
+    )
+    demo.add_argument("--headless", action="store_true", help="no web page; run to the end and exit")
+    demo.add_argument("--port", type=int, default=8080, help="port of the companion page (default 8080)")
+    demo.add_argument("--data-dir", help="where journals and exports go (default $REFEREE_DATA_DIR or ./data/demo)")
+    demo.add_argument("--max-turns", type=int, default=None, help="stop each game after this many turns")
+    demo.add_argument("--game", action="append", choices=("backgammon", "nardy"),
+                      help="which built-in game (default: both)")
+    demo.set_defaults(func=run_demo)
+
+    run = commands.add_parser(
+        "run",
+        help="the referee service on a Raspberry Pi",
+        description="Runs the referee at a real board: camera ($REFEREE_CAMERA), LED controller "
+        "($REFEREE_LEDS), GPIO (gpiozero), journal and page.  Settings from a TOML file and the "
+        "environment (INTERFACES.md §5).",
+    )
+    run.add_argument("--config", help="TOML settings file")
+    run.set_defaults(func=run_service)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
-    return 0
+def run_demo(args: argparse.Namespace) -> int:
+    if args.max_turns is not None and args.max_turns < 1:
+        raise ValueError("--max-turns must be at least 1")
+    if not 0 < args.port < 65536:
+        raise ValueError("--port must be 1..65535")
+    from controller.demo import main_demo
+
+    return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()))
+
+
+def run_service(args: argparse.Namespace) -> int:
+    from controller.service import main_service
+
+    return main_service(args.config)

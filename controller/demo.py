@@ -266,7 +266,9 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
     return runs
 
 
-def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None) -> int:
+def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None,
+              games: tuple[str, ...] = ()) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns)
-    return 0
+    runs = run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns,
+                    games=games or ("backgammon", "nardy"))
+    return 0 if all(run.final_phase in ("game_over", "match_over") or max_turns for run in runs) else 1
