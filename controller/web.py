@@ -1,0 +1,331 @@
+"""The referee seen by the companion page: ``web_ui.view.GameView`` and ``Commands`` over a live table.
+
+:class:`RefereeHub` keeps the page's event log (every referee announcement gets an increasing id
+for Server-Sent Events), builds immutable snapshots from the match journal, and passes the page's
+actions to the referee.  Which table it shows can change (``attach``): the demo plays several
+games, the service starts new matches.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from controller.referee import ILLEGAL, PAUSED, QUESTION, Referee, Seating
+from controller.table import Table
+from rules import match
+from rules.position import Position
+from vision.observation import position_to_physical
+from web_ui.view import (
+    Alert,
+    CameraReading,
+    CommandRefused,
+    DeviceStatus,
+    Health,
+    MoveEntry,
+    PointMark,
+    Question,
+    Snapshot,
+)
+
+Event = tuple[int, str, dict[str, object]]
+
+
+def mover_point(physical: int, seating: Seating, variant: str, player: int) -> int:
+    """The acting player's own number for physical point ``physical`` (25 stays the bar)."""
+    if physical == 25:
+        return 25
+    probe = Position(tuple([0] * 25), tuple([0] * 25), variant)
+    for own in range(1, 25):
+        counts = [0] * 25
+        counts[own - 1] = 1
+        points, _ = position_to_physical(Position(tuple(counts), probe.opponent, variant),
+                                         seating.light_on_roll(player), seating.orientation)
+        if points[physical - 1] != (0, 0):
+            return own
+    return physical
+
+
+class RefereeHub:
+    """GameView + Commands for the page, over whichever table is attached."""
+
+    def __init__(self, records_dir: str | os.PathLike[str], *, tournament: bool = False,
+                 keep_events: int = 500, new_game: Callable[..., None] | None = None,
+                 calibration: Any = None, leds_status: Callable[[], dict[str, Any]] | None = None) -> None:
+        self.records_dir = Path(records_dir)
+        self.tournament = tournament
+        self.table: Table | None = None
+        self._events: deque[Event] = deque(maxlen=keep_events)
+        self._next_id = 1
+        self._cond = threading.Condition()
+        self._new_game = new_game
+        self._calibration = calibration
+        self._leds_status = leds_status
+
+    # --- wiring ------------------------------------------------------------------------------
+    def attach(self, table: Table) -> None:
+        self.table = table
+        self.publish("new_game", {"variant": table.referee.variant})
+
+    def publish(self, kind: str, data: dict[str, Any]) -> None:
+        """A referee announcement becomes a page event (the Signals listener)."""
+        names = {"rolled": "roll", "illegal": "alert", "answered": "confirmed"}
+        safe = {k: (v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v))
+                for k, v in data.items() if k != "points"}
+        with self._cond:
+            self._events.append((self._next_id, names.get(kind, kind), safe))
+            self._next_id += 1
+            self._cond.notify_all()
+
+    @property
+    def referee(self) -> Referee | None:
+        return self.table.referee if self.table is not None else None
+
+    # --- GameView ----------------------------------------------------------------------------
+    def latest_event_id(self) -> int:
+        with self._cond:
+            return self._next_id - 1
+
+    def events_since(self, last_id: int, timeout: float) -> list[Event]:
+        with self._cond:
+            if self._next_id - 1 <= last_id:
+                self._cond.wait(timeout)
+            return [e for e in self._events if e[0] > last_id]
+
+    def snapshot(self) -> Snapshot:
+        referee = self.referee
+        if referee is None:
+            from rules.position import starting_position
+
+            return Snapshot(variant="backgammon", position=starting_position(), phase="idle",
+                            status=self._status(), tournament=self.tournament)
+        journal = referee.journal
+        state = journal.state
+        on_roll = state.turn if state.turn is not None else 0
+        phase = {
+            match.OPENING: "opening", match.ROLL: "await_roll", match.PLAY: "await_play",
+            match.CUBE: "await_roll", match.RESIGN: "await_roll", match.GAME_OVER: "game_over",
+            match.MATCH_OVER: "game_over",
+        }.get(state.phase, "idle")
+        if referee.mode == ILLEGAL:
+            phase = "illegal"
+        elif referee.mode == QUESTION:
+            phase = "question"
+        elif referee.mode == PAUSED:
+            phase = "paused"
+        alert = question = None
+        pending = referee.pending
+        if pending is not None and referee.seating is not None:
+            marks = tuple(
+                PointMark(mover_point(p, referee.seating, state.variant, pending.player), kind)  # type: ignore[arg-type]
+                for p, kind in sorted(pending.points.items())
+            )
+            if referee.mode == ILLEGAL:
+                alert = Alert(pending.reason, marks, can_accept=referee.options.get("illegal_play") == "opponent_may_accept")
+            elif referee.mode == QUESTION:
+                question = Question(pending.reason, pending.observed, marks)
+        result = ""
+        if state.phase in (match.GAME_OVER, match.MATCH_OVER) and state.last_result is not None:
+            last = state.last_result
+            who = journal.header.players[last.winner] if last.winner is not None else "nobody"
+            result = f"{who} wins {last.points:g} ({last.result})" if last.winner is not None else "a draw"
+        score = tuple(int(s) if float(s).is_integer() else s for s in state.score)
+        return Snapshot(
+            variant=state.variant,
+            position=state.position_for(on_roll),
+            on_roll=on_roll,
+            players=tuple(journal.header.players),  # type: ignore[arg-type]
+            dice=tuple(state.dice or ()),
+            cube_value=state.cube,
+            cube_owner=state.cube_owner,
+            cube_offered_by=(1 - on_roll) if state.phase == match.CUBE else None,
+            score=score,  # type: ignore[arg-type]
+            match_length=state.config.length,
+            crawford=state.crawford_game,
+            game_number=state.game + 1,
+            moves=self._moves(referee),
+            phase=phase,
+            result=result,
+            alert=alert,
+            question=question,
+            status=self._status(),
+            tournament=self.tournament,
+            paused=referee.mode == PAUSED,
+            options=tuple((k, v) for k, v in state.config.options if isinstance(v, (str, bool, int))),
+        )
+
+    def _moves(self, referee: Referee) -> tuple[MoveEntry, ...]:
+        moves: list[MoveEntry] = []
+        dice: dict[int, str] = {}
+        for record in referee.journal.records[-400:]:
+            event = record.event
+            if isinstance(event, match.Roll):
+                dice[event.player] = f"{event.dice[0]}{event.dice[1]}"
+            elif isinstance(event, match.OpeningRoll):
+                high, low = max(event.die0, event.die1), min(event.die0, event.die1)
+                dice[0 if event.die0 > event.die1 else 1] = f"{high}{low}"
+            elif isinstance(event, match.Play):
+                from rules.steps import Play
+
+                text = Play(event.steps).notation() if event.steps else "(no play)"
+                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), text))
+            elif isinstance(event, match.IllegalPlayAccepted):
+                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), "(illegal, accepted)"))
+            elif isinstance(event, match.Double):
+                moves.append(MoveEntry(event.player, "", "Doubles"))
+            elif isinstance(event, match.Take):
+                moves.append(MoveEntry(event.player, "", "Takes"))
+            elif isinstance(event, match.Drop):
+                moves.append(MoveEntry(event.player, "", "Drops"))
+        return tuple(moves)
+
+    def _status(self) -> DeviceStatus:
+        table = self.table
+        if table is None:
+            camera = Health("off", "no game")
+        else:
+            import time
+
+            health = table.health.to_json(time.monotonic())
+            age = health["last_frame_age_s"]
+            if not health["camera_ok"]:
+                camera = Health("error", "camera lost: game paused")
+            else:
+                camera = Health("ok", f"{health['fps']} fps" + (f", last frame {age} s ago" if age is not None else ""))
+        leds = Health("off", "no LED controller")
+        if self._leds_status is not None:
+            try:
+                info = self._leds_status()
+                connected = info.get("connected")
+                leds = Health("ok" if connected else "warn", "connected" if connected else "unreachable: GPIO fallback")
+            except Exception as error:  # status must never break the page
+                leds = Health("warn", str(error))
+        journal = Health("ok", "recording") if self.referee is not None else Health("off", "")
+        try:
+            free = shutil.disk_usage(self.records_dir).free
+            disk = Health("ok" if free > 200e6 else "warn", f"{free / 1e9:.1f} GB free")
+        except OSError:
+            disk = Health("warn", "unknown")
+        return DeviceStatus(camera=camera, leds=leds, journal=journal, disk=disk)
+
+    def camera_jpeg(self) -> bytes | None:
+        table = self.table
+        if table is None or table.frame is None:
+            return None
+        image = table.frame.copy()
+        geometry = table.reader.calibration.geometry
+        cv2.polylines(image, [np.round(geometry.surface_polygon()).astype(np.int32)], True, (0, 255, 0), 2)
+        for point in range(1, 25):
+            cv2.polylines(image, [np.round(geometry.triangle_polygon(point)).astype(np.int32)], True, (0, 200, 255), 1)
+        obs = table.last_observation
+        if obs is not None:
+            for die in obs.dice:
+                x, y, w, h = die.get("box", (0, 0, 0, 0))
+                cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)), (255, 0, 255), 2)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return data.tobytes() if ok else None
+
+    def camera_reading(self) -> CameraReading | None:
+        table = self.table
+        obs = table.last_observation if table is not None else None
+        if obs is None:
+            return None
+        if obs.points is None:
+            return CameraReading(occluded=obs.occluded, confidence=0.0)
+        return CameraReading(
+            points=tuple((int(a), int(b)) for a, b in obs.points),
+            bar=(int(obs.bar[0]), int(obs.bar[1])),
+            dice=tuple(int(d["value"]) for d in obs.dice),
+            roll=obs.roll,
+            void_reason=obs.void_reason or "",
+            occluded=obs.occluded,
+            confidence=float(obs.confidence),
+        )
+
+    # --- Commands ----------------------------------------------------------------------------
+    def _need(self) -> Referee:
+        referee = self.referee
+        if referee is None:
+            raise CommandRefused("no game is running")
+        return referee
+
+    def _check(self, ok: bool) -> None:
+        if not ok:
+            raise CommandRefused(self._need().message or "not possible now")
+
+    def new_game(self, variant: str, players: tuple[str, str], match_length: int,
+                 options: Mapping[str, Any]) -> None:
+        if self._new_game is None:
+            raise CommandRefused("the demo plays its built-in games; start `referee run` for your own")
+        self._new_game(variant, players, match_length, options)
+
+    def accept_illegal(self) -> None:
+        self._check(self._need().accept_illegal())
+
+    def confirm_reading(self) -> None:
+        self._check(self._need().confirm_reading())
+
+    def correct_reading(self, position: Position) -> None:
+        self._check(self._need().correct_reading(position))
+
+    def _turn(self) -> int:
+        turn = self._need().state.turn
+        if turn is None:
+            raise CommandRefused("nobody is on roll yet")
+        return turn
+
+    def double(self) -> None:
+        self._check(self._need().cube("double", self._turn()))
+
+    def take(self) -> None:
+        self._check(self._need().cube("take", self._turn()))
+
+    def drop(self) -> None:
+        self._check(self._need().cube("drop", self._turn()))
+
+    def resign(self, points: int) -> None:
+        self._check(self._need().resign(self._turn(), points))
+
+    def undo_last(self) -> None:
+        raise CommandRefused("undo is not available: correct the board instead (the referee judges what it sees)")
+
+    def pause(self) -> None:
+        self._need().pause()
+
+    def resume(self) -> None:
+        self._need().resume()
+
+    def set_corners(self, corners: Sequence[tuple[float, float]]) -> None:
+        self._calibrate("corners", corners)
+
+    def capture_empty(self) -> None:
+        self._calibrate("empty")
+
+    def capture_start(self, variant: str) -> None:
+        self._calibrate("start", variant)
+
+    def _calibrate(self, what: str, *args: Any) -> None:
+        if self._calibration is None:
+            raise CommandRefused("calibration is fixed in the demo (its camera is synthetic)")
+        self._calibration(what, *args)
+        self.publish("calibration", {"what": what})
+
+
+def start_page(port: int, records_dir: Path, *, host: str = "127.0.0.1", **hub_options: Any) -> tuple[Any, RefereeHub]:
+    """Serve the companion page with waitress in a background thread; returns (server, hub)."""
+    from web_ui import create_app, make_server
+
+    hub = RefereeHub(records_dir, **hub_options)
+    app = create_app(hub, hub, {"DATA_DIR": str(records_dir)})
+    server = make_server(app, host=host, port=port)
+    thread = threading.Thread(target=server.run, name="referee-web", daemon=True)
+    thread.start()
+    return server, hub
