@@ -20,6 +20,8 @@ def register(commands: Any) -> None:
     demo.add_argument("--max-turns", type=int, default=None, help="stop each game after this many turns")
     demo.add_argument("--game", action="append", choices=("backgammon", "nardy"),
                       help="which built-in game (default: both)")
+    demo.add_argument("--resume", action="store_true",
+                      help="continue an unfinished game's journal in the data directory (after a crash)")
     demo.set_defaults(func=run_demo)
 
     run = commands.add_parser(
@@ -40,7 +42,7 @@ def run_demo(args: argparse.Namespace) -> int:
         raise ValueError("--port must be 1..65535")
     from controller.demo import main_demo
 
-    return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()))
+    return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()), args.resume)
 
 
 def run_service(args: argparse.Namespace) -> int:

@@ -87,13 +87,18 @@ class ScriptedBoard:
         return rnd.Scene(points=[(0, 0)] * 24, seed=1)
 
     # --- the game as moments -------------------------------------------------------------------
-    def moments(self, max_turns: int | None = None) -> Iterator[Moment]:
+    def moments(self, max_turns: int | None = None, first_turn: int = 0, opening_done: bool = False) -> Iterator[Moment]:
+        """The game from turn ``first_turn`` on (a resumed game starts where its journal stopped)."""
         script = self.script
         hold = self.hold
         start = starting_position(script.variant)
-        yield Moment(self.scene(start, 0), hold)
         turns = script.turns[:max_turns] if max_turns else script.turns
-        if script.opening is not None:
+        if first_turn:
+            resume_at = turns[first_turn] if first_turn < len(turns) else turns[-1]
+            yield Moment(self.scene(resume_at.before, resume_at.player), hold)
+        else:
+            yield Moment(self.scene(start, 0), hold)
+        if script.opening is not None and not first_turn and not opening_done:
             die0, die1 = script.opening
             # Each player rolls one die into their own right-hand half; the kind puts the second
             # die in the other half.
@@ -104,15 +109,19 @@ class ScriptedBoard:
             if script.variant != "backgammon":
                 yield Moment(self.scene(start, 0), hold)  # dice picked up; the starter rolls afresh
         for index, turn in enumerate(turns):
-            yield from self._turn(index, turn)
+            if index >= first_turn:
+                yield from self._turn(index, turn, resumed=opening_done and index == first_turn)
         if turns:
             last = turns[-1]
             yield Moment(self.scene(last.result, last.player), hold)
 
-    def _turn(self, index: int, turn: Turn) -> Iterator[Moment]:
+    def _turn(self, index: int, turn: Turn, resumed: bool = False) -> Iterator[Moment]:
         hold = self.hold
         player = turn.player
         opening_dice = index == 0 and self.script.variant == "backgammon" and self.script.opening is not None
+        if opening_dice and resumed:
+            # Resumed after the opening roll was recorded: the opening dice are still down.
+            yield Moment(self.scene(turn.before, player, turn.dice), hold)
         actions: list[Action] = [_cube(action, who) for action, who in turn.cube]
         if not opening_dice:
             if turn.void_first:
@@ -132,8 +141,9 @@ class ScriptedBoard:
         yield Moment(self.scene(turn.result, player, turn.dice), hold // 2)
         yield Moment(self.scene(turn.result, player), hold)
 
-    def frames(self, max_turns: int | None = None) -> Iterator[tuple[np.ndarray, list[Action]]]:
-        for moment in self.moments(max_turns):
+    def frames(self, max_turns: int | None = None, first_turn: int = 0,
+               opening_done: bool = False) -> Iterator[tuple[np.ndarray, list[Action]]]:
+        for moment in self.moments(max_turns, first_turn, opening_done):
             assert moment.scene is not None
             image, _ = rnd.render(self.setup, moment.scene)
             for n in range(moment.frames):
@@ -173,8 +183,13 @@ class GameRun:
 
 def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: int = 3,
                 max_turns: int | None = None, listeners: list[Callable[[str, dict[str, Any]], None]] = (),  # type: ignore[assignment]
-                on_table: Callable[[Table], None] | None = None, realtime: bool = False) -> GameRun:
-    """Referee one scripted game through the whole pipeline; returns what happened."""
+                on_table: Callable[[Table], None] | None = None, realtime: bool = False,
+                resume: bool = False) -> GameRun:
+    """Referee one scripted game through the whole pipeline; returns what happened.
+
+    With ``resume`` an unfinished journal of this game in ``data_dir`` is continued (after a
+    crash or a power cut): the board is shown as the journal left it and the game goes on.
+    """
     setup, orientation = demo_setup(script.variant, seed)
     empty, _ = rnd.render(setup, rnd.Scene(points=[(0, 0)] * 24, seed=1))
     board = ScriptedBoard(script, setup, orientation, seed=seed)
@@ -183,11 +198,26 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
     config = VisionConfig()
     calibration = calibrate(setup.corners, rnd.IMAGE_SIZE, empty=empty, start=start_image,
                             variant=script.variant, config=config)
-    name = f"{script.variant}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    journal_path = data_dir / f"{name}.jsonl"
-    header = Header(variant=script.variant, match_length=script.match_length, players=script.players,
-                    options=script.options, device="referee demo", event="Built-in scripted game")
-    journal = Journal.create(journal_path, header)
+    unfinished = _unfinished(data_dir, script.variant) if resume else None
+    first_turn = 0
+    opening_done = False
+    if unfinished is not None:
+        journal_path = unfinished
+        journal = Journal.open(journal_path)
+        for damage in journal.damage:
+            print(f"  journal repaired: {damage}", flush=True)
+        from rules import match as _match
+
+        first_turn = sum(isinstance(r.event, (_match.Play, _match.IllegalPlayAccepted)) for r in journal.records)
+        opening_done = any(isinstance(r.event, _match.OpeningRoll) for r in journal.records)
+        name = journal_path.stem
+        print(f"  resuming {journal_path.name} at turn {first_turn + 1}", flush=True)
+    else:
+        name = f"{script.variant}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        journal_path = data_dir / f"{name}.jsonl"
+        header = Header(variant=script.variant, match_length=script.match_length, players=script.players,
+                        options=script.options, device="referee demo", event="Built-in scripted game")
+        journal = Journal.create(journal_path, header)
     signals = BoardSignals(leds)
     for listener in listeners:
         signals.add_listener(listener)
@@ -198,7 +228,7 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
         on_table(table)
     t0 = time.perf_counter()
     count = 0
-    for image, actions in board.frames(max_turns):
+    for image, actions in board.frames(max_turns, first_turn, opening_done):
         for action in actions:
             action(referee)
         table.feed(image, count / FPS)
@@ -217,6 +247,20 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
                    Journal.open(journal_path, repair=False).state.phase, facts)
 
 
+def _unfinished(data_dir: Path, variant: str) -> Path | None:
+    """The newest journal of ``variant`` in ``data_dir`` whose game has not ended."""
+    from rules import match as _match
+
+    for path in sorted(data_dir.glob(f"{variant}-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            state = Journal.open(path, repair=False).state
+        except (ValueError, OSError):
+            continue
+        if state.phase not in (_match.GAME_OVER, _match.MATCH_OVER):
+            return path
+    return None
+
+
 def _mock_gpio() -> Any:
     """The Pi's LEDs and buzzer on gpiozero's mock pins (the demo has no Pi)."""
     from gpiozero.pins.mock import MockFactory
@@ -227,7 +271,8 @@ def _mock_gpio() -> Any:
 
 
 def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = None,
-             games: tuple[str, ...] = ("backgammon", "nardy"), max_turns: int | None = None) -> list[GameRun]:
+             games: tuple[str, ...] = ("backgammon", "nardy"), max_turns: int | None = None,
+             resume: bool = False) -> list[GameRun]:
     """Play the built-in games; print where the records are."""
     out = Path(data_dir or os.environ.get("REFEREE_DATA_DIR") or "data/demo").resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -248,7 +293,7 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
             print(f"refereeing {script.title} ({len(script.turns)} turns)…", flush=True)
             on_table = hub.attach if hub is not None else None
             run = play_script(script, out, leds, max_turns=max_turns, listeners=listeners,
-                              on_table=on_table, realtime=not headless)
+                              on_table=on_table, realtime=not headless, resume=resume)
             runs.append(run)
             verdicts = [k for k, _ in run.signals]
             print(f"  {run.frames} frames in {run.seconds:.1f} s; plays {verdicts.count('play')}, "
@@ -267,8 +312,8 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
 
 
 def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None,
-              games: tuple[str, ...] = ()) -> int:
+              games: tuple[str, ...] = (), resume: bool = False) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     runs = run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns,
-                    games=games or ("backgammon", "nardy"))
+                    games=games or ("backgammon", "nardy"), resume=resume)
     return 0 if all(run.final_phase in ("game_over", "match_over") or max_turns for run in runs) else 1

@@ -171,6 +171,8 @@ class Referee:
         self.paused_mode = NORMAL
         self.message = ""
         self.board_ok = False  # the last dice-free reading matched the record
+        if self.journal.state.illegal_pending:
+            self._restore_illegal()
         self.mismatch: dict[int, str] = {}  # points shown as differing from the record
 
     # --- facts for the page ------------------------------------------------------------------
@@ -200,6 +202,16 @@ class Referee:
                 if found is not None:
                     return found
         return None
+
+    def _restore_illegal(self) -> None:
+        """After a restart: the illegal play the journal says is still waiting for its correction."""
+        for record in reversed(self.journal.records):
+            event = record.event
+            if isinstance(event, match.IllegalPlayDetected):
+                self.pending = _Pending(event.player, event.result, event.reason)
+                self.mode = ILLEGAL if self.seating is not None else self.mode
+                self.message = event.reason
+                return
 
     def _emit(self, kind: str, **data: Any) -> None:
         try:

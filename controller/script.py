@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from rules import plays
 from rules.plays import legal_results
@@ -207,3 +208,20 @@ def describe(script: GameScript) -> dict[str, bool | int]:
         "refused_block": any(t.illegal_reason == "six-point block" for t in script.turns),
         "finished": bool(last is not None and last.result.borne_off() == 15),
     }
+
+
+def script_events(script: GameScript) -> list[Any]:
+    """The game as the match events a perfect referee would record (no camera involved)."""
+    from rules import match
+
+    events: list[match.Event] = []
+    if script.opening is not None:
+        events.append(match.OpeningRoll(die0=script.opening[0], die1=script.opening[1]))
+    for index, turn in enumerate(script.turns):
+        for action, player in turn.cube:
+            kinds = {"double": match.Double, "take": match.Take, "drop": match.Drop}
+            events.append(kinds[action](player=player))
+        if not (index == 0 and script.variant == "backgammon" and script.opening is not None):
+            events.append(match.Roll(player=turn.player, dice=turn.dice))
+        events.append(match.Play(player=turn.player, result=turn.result, steps=turn.play.steps))
+    return events

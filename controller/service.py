@@ -1,0 +1,329 @@
+"""``referee run``: the referee at a real board, as a systemd service on a Raspberry Pi.
+
+Settings come from a TOML file (``referee run --config /etc/referee/referee.toml``) with the
+environment on top (INTERFACES.md §5: ``REFEREE_CAMERA``, ``REFEREE_LEDS``, ``REFEREE_DATA_DIR``;
+gpiozero reads ``GPIOZERO_PIN_FACTORY`` itself).  An unknown setting is a one-line error.
+
+The service resumes the newest unfinished match journal in the data directory (verifying the
+board before it judges again) or starts a new match.  The camera loop never blocks the game on a
+lost device: a lost camera pauses the game (status LED, page) until the camera is back; a lost LED
+controller falls back to the Pi's own LED and buzzer.  systemd is told ``READY=1`` once running
+and ``WATCHDOG=1`` only while frames are arriving and being processed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from controller.inputs import DEFAULT_BUTTONS, Buttons
+from controller.referee import Referee, RefereeSettings
+from controller.signals import BoardSignals
+from controller.table import Table
+from firmware_bridge.gpio import DEFAULT_PINS
+from recording.journal import Header, Journal
+from rules import match
+from rules.variants import find_variant
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServiceSettings:
+    """Everything a club sets once per device (see hardware/referee.toml for an example)."""
+
+    camera: str = "v4l2:0"
+    leds: str = "none"
+    data_dir: str = "/var/lib/referee"
+    host: str = "0.0.0.0"
+    port: int = 8080
+    variant: str = "backgammon"
+    match_length: int = 0
+    players: tuple[str, str] = ("White", "Black")
+    options: dict[str, Any] = field(default_factory=dict)
+    device: str = field(default_factory=socket.gethostname)
+    event: str = ""
+    site: str = ""
+    tournament: bool = False
+    turn_end: str = "dice"
+    settled_turn_end_s: float = 4.0
+    buttons: dict[str, int | None] = field(default_factory=lambda: dict(DEFAULT_BUTTONS))
+    gpio_red: int | None = DEFAULT_PINS["red"]
+    gpio_green: int | None = DEFAULT_PINS["green"]
+    gpio_buzzer: int | None = DEFAULT_PINS["buzzer"]
+    led_map: str = ""
+    pin: str = ""
+
+    def validate(self) -> ServiceSettings:
+        variant = find_variant(self.variant)
+        self.variant = variant.name
+        variant.validate_options(self.options)
+        if self.turn_end not in ("dice", "button", "settled"):
+            raise ValueError(f"turn_end must be dice, button or settled, not {self.turn_end!r}")
+        if not 0 < int(self.port) < 65536:
+            raise ValueError(f"port must be 1..65535, not {self.port}")
+        if len(self.players) != 2:
+            raise ValueError("players must name two players")
+        return self
+
+
+def load_settings(path: str | None = None, environ: dict[str, str] | None = None) -> ServiceSettings:
+    """Settings from a TOML file (flat keys or [game]/[web]/[gpio] tables), then the environment."""
+    environ = dict(os.environ if environ is None else environ)
+    values: dict[str, Any] = {}
+    if path:
+        try:
+            with open(path, "rb") as stream:
+                data = tomllib.load(stream)
+        except tomllib.TOMLDecodeError as error:
+            raise ValueError(f"{path}: not valid TOML ({error})") from None
+        for key, value in data.items():
+            if isinstance(value, dict) and key in ("game", "web", "referee", "gpio", "camera_settings"):
+                for inner, item in value.items():
+                    values[f"gpio_{inner}" if key == "gpio" and inner in ("red", "green", "buzzer") else inner] = item
+            else:
+                values[key] = value
+    known = {f.name for f in fields(ServiceSettings)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    for name, env in (("camera", "REFEREE_CAMERA"), ("leds", "REFEREE_LEDS"), ("data_dir", "REFEREE_DATA_DIR")):
+        if environ.get(env):
+            values[name] = environ[env]
+    if "players" in values:
+        values["players"] = tuple(values["players"])
+    return ServiceSettings(**values).validate()
+
+
+def sd_notify(message: str) -> bool:
+    """Tell systemd (``Type=notify``) something; False when not run by systemd."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(address)
+            sock.sendall(message.encode())
+    except OSError as error:
+        log.warning("systemd notify failed: %s", error)
+        return False
+    return True
+
+
+def newest_unfinished(data_dir: Path) -> Path | None:
+    for path in sorted(data_dir.glob("match-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            state = Journal.open(path, repair=False).state
+        except (ValueError, OSError) as error:
+            log.warning("skipping %s: %s", path, error)
+            continue
+        if state.phase != match.MATCH_OVER:
+            return path
+    return None
+
+
+class Service:
+    """The running referee: devices, journal, referee, page."""
+
+    def __init__(self, settings: ServiceSettings) -> None:
+        self.settings = settings
+        self.data_dir = Path(settings.data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.stop = threading.Event()
+        self.lock = threading.RLock()
+        self.table: Table | None = None
+        self.referee: Referee | None = None
+        self.camera: Any = None
+        self.calibration: Any = None
+        self.frame: Any = None
+        self.camera_ok = True
+        self.last_watchdog = 0.0
+        from firmware_bridge import GpioSignals, LedMap, open_leds
+
+        gpio = GpioSignals(settings.gpio_red, settings.gpio_green, settings.gpio_buzzer)
+        led_map = LedMap.load(settings.led_map) if settings.led_map else None
+        self.leds = open_leds(settings.leds, gpio=gpio, led_map=led_map)
+        self.signals = BoardSignals(self.leds)
+        self.buttons = Buttons({
+            "turn0": lambda: self._button_turn(0),
+            "turn1": lambda: self._button_turn(1),
+            "accept": lambda: self.referee.accept_illegal() if self.referee else None,
+        }, settings.buttons)
+        from controller.web import RefereeHub
+
+        self.hub = RefereeHub(self.data_dir, tournament=settings.tournament, new_game=self.new_game,
+                              calibration=self.calibrate, leds_status=self.leds.status)
+        self.signals.add_listener(self.hub.publish)
+
+    # --- match -------------------------------------------------------------------------------
+    def _button_turn(self, player: int) -> None:
+        if self.referee is not None:
+            self.referee.turn_button(player)
+
+    def open_match(self) -> None:
+        path = newest_unfinished(self.data_dir)
+        if path is not None:
+            journal = Journal.open(path)
+            for damage in journal.damage:
+                log.warning("journal %s repaired: %s", path.name, damage)
+            log.info("resuming %s", path.name)
+        else:
+            journal = self._create_journal(self.settings.variant, self.settings.players,
+                                           self.settings.match_length, self.settings.options)
+        self._start_referee(journal)
+
+    def _create_journal(self, variant: str, players: tuple[str, str], length: int, options: dict[str, Any]) -> Journal:
+        name = f"match-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        header = Header(variant=variant, match_length=length, players=players, options=options,
+                        device=self.settings.device, event=self.settings.event, site=self.settings.site)
+        return Journal.create(self.data_dir / name, header)
+
+    def _start_referee(self, journal: Journal) -> None:
+        with self.lock:
+            settings = RefereeSettings(turn_end=self.settings.turn_end,
+                                       settled_turn_end_s=self.settings.settled_turn_end_s)
+            self.referee = Referee(journal, self.signals, settings)
+            self.signals.seat_of = lambda p: self.referee.seating.seat(p) if self.referee and self.referee.seating else "bottom"
+            self._make_table()
+
+    def _make_table(self) -> None:
+        if self.referee is None or self.calibration is None:
+            self.table = None
+            return
+        from vision.pipeline import Reader
+
+        self.table = Table(Reader(self.calibration), self.referee,
+                           evidence_dir=self.data_dir / f"{Path(self.referee.journal.path).stem}-evidence")
+        self.hub.attach(self.table)
+
+    def new_game(self, variant: str, players: tuple[str, str], match_length: int, options: dict[str, Any]) -> None:
+        """A new match from the page (the current journal stays as it is)."""
+        variant_name = find_variant(variant).name
+        find_variant(variant_name).validate_options(options)
+        with self.lock:
+            if self.referee is not None:
+                self.referee.journal.close()
+            self._start_referee(self._create_journal(variant_name, players, match_length, dict(options)))
+
+    # --- calibration -------------------------------------------------------------------------
+    def calibration_path(self) -> Path:
+        return self.data_dir / "calibration.json"
+
+    def load_calibration(self) -> None:
+        from vision.calibration import Calibration
+
+        path = self.calibration_path()
+        if path.exists():
+            self.calibration = Calibration.load(path)
+
+    def calibrate(self, what: str, *args: Any) -> None:
+        """Page actions: four clicked corners, capture the empty board, capture the start."""
+        from vision.calibration import calibrate
+
+        frame = self.frame
+        if frame is None:
+            raise ValueError("no camera frame yet")
+        size = (frame.shape[1], frame.shape[0])
+        old = self.calibration
+        corners = old.geometry.corners if old is not None else None
+        if what == "corners":
+            corners = [tuple(map(float, c)) for c in args[0]]
+            empty = old.reference_frame if old is not None else None
+            self.calibration = calibrate(corners, size, empty=empty)
+        elif what == "empty":
+            self.calibration = calibrate(corners, size, empty=frame)
+        elif what == "start":
+            empty = old.reference_frame if old is not None else None
+            self.calibration = calibrate(corners, size, empty=empty, start=frame, variant=find_variant(args[0]).name)
+        else:
+            raise ValueError(f"unknown calibration step {what!r}")
+        self.calibration.save(self.calibration_path())
+        with self.lock:
+            self._make_table()
+
+    # --- the loop ----------------------------------------------------------------------------
+    def open_camera(self) -> None:
+        from vision.cameras import open_camera
+
+        self.camera = open_camera(self.settings.camera)
+
+    def step(self) -> bool:
+        """One frame; False when no frame came (camera lost or slow)."""
+        frame = self.camera.read()
+        if frame is None:
+            if self.camera_ok:
+                self.camera_ok = False
+                if self.table is not None:
+                    self.table.health.camera_ok = False
+                if self.referee is not None:
+                    self.referee.pause()
+                self.signals.emit("camera", {"ok": False})
+            return False
+        if not self.camera_ok:
+            self.camera_ok = True
+            if self.table is not None:
+                self.table.health.camera_ok = True
+            if self.referee is not None:
+                self.referee.resume()  # verifies the board against the journal before judging
+            self.signals.emit("camera", {"ok": True})
+        self.frame = frame
+        with self.lock:
+            table = self.table
+        if table is not None:
+            table.feed(frame)
+        now = time.monotonic()
+        if now - self.last_watchdog > 5.0:
+            sd_notify("WATCHDOG=1")
+            self.last_watchdog = now
+        return True
+
+    def run(self) -> None:
+        self.load_calibration()
+        self.open_match()
+        self.open_camera()
+        from controller.web import start_page  # noqa: F401  (the page is served below)
+        from web_ui import create_app, make_server
+
+        app = create_app(self.hub, self.hub, {"DATA_DIR": str(self.data_dir), "PIN": self.settings.pin or None})
+        server = make_server(app, host=self.settings.host, port=self.settings.port)
+        threading.Thread(target=server.run, name="referee-web", daemon=True).start()
+        sd_notify("READY=1")
+        log.info("referee running; page on port %s", self.settings.port)
+        try:
+            while not self.stop.is_set():
+                if not self.step():
+                    self.stop.wait(0.2)
+        finally:
+            sd_notify("STOPPING=1")
+            server.close()
+            self.close()
+
+    def close(self) -> None:
+        self.buttons.close()
+        if self.camera is not None:
+            self.camera.close()
+        if self.referee is not None:
+            self.referee.journal.close()
+        self.leds.close()
+
+
+def main_service(config: str | None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = load_settings(config)
+    service = Service(settings)
+    signal.signal(signal.SIGTERM, lambda *_: service.stop.set())
+    try:
+        service.run()
+    except KeyboardInterrupt:
+        service.stop.set()
+    return 0
