@@ -325,8 +325,8 @@ class Referee:
             if observed not in (start, start.swapped()):
                 self.message = "set up the starting position for the next game"
                 return
-            if match._next_starter(state) is not None:  # nardy: the last winner rolls
-                self._await_roll(obs, observed, starter=match._next_starter(state))
+            if match.next_starter(state) is not None:  # nardy: the last winner rolls
+                self._await_roll(obs, observed, starter=match.next_starter(state))
                 return
         elif not self._board_matches(obs, observed, 0):
             return

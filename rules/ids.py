@@ -29,8 +29,12 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rules.errors import InvalidNotation
+
+if TYPE_CHECKING:
+    from rules.match import MatchState
 
 GAME_NONE, GAME_PLAYING, GAME_OVER, GAME_RESIGNED, GAME_DROPPED = range(5)
 
@@ -152,3 +156,43 @@ def encode_match_id(match_id: MatchId) -> str:
 
 def decode_match_id(text: str) -> MatchId:
     return MatchId.decode(text)
+
+
+def match_id_of(state: MatchState) -> MatchId:
+    """The gnubg Match ID fields of a backgammon match state."""
+    from rules import match
+
+    on_roll = state.on_roll
+    turn = state.turn
+    crawford = state.crawford_game
+    resigned = state.resign_value if state.phase == match.RESIGN else 0
+    last = state.last_result
+    if state.phase in (match.GAME_OVER, match.MATCH_OVER) and last is not None:
+        # gnubg describes the game that just ended: its Crawford flag, resignation and turn.
+        game_state = GAME_OVER
+        if last.result == "drop":
+            game_state = GAME_DROPPED
+        elif last.resign_value:
+            game_state = GAME_RESIGNED
+        crawford = last.crawford
+        resigned = last.resign_value
+        on_roll = turn = last.on_roll
+    elif state.phase == match.OPENING:
+        game_state = GAME_NONE
+    else:
+        game_state = GAME_PLAYING
+    dice = state.dice if state.dice is not None else (0, 0)
+    score = (min(int(state.score[0]), (1 << 15) - 1), min(int(state.score[1]), (1 << 15) - 1))
+    return MatchId(
+        length=state.config.length,
+        score=score,
+        cube=state.cube,
+        cube_owner=state.cube_owner,
+        dice_owner=on_roll if on_roll is not None else 0,
+        turn=turn if turn is not None else (on_roll or 0),
+        crawford=crawford,
+        game_state=game_state,
+        doubled=state.phase == match.CUBE,
+        resigned=resigned,
+        dice=(dice[0], dice[1]),
+    )

@@ -294,6 +294,9 @@ class GameResult:
     points: float
     result: str
     cube: int = 1
+    crawford: bool = False  # this game was the Crawford game
+    resign_value: int = 0  # 1..3 (4) when the game ended by resignation
+    on_roll: int | None = None  # whose turn it was when the game ended (for the Match ID)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +318,7 @@ class MatchState:
     turns_played: tuple[int, int] = (0, 0)
     resign_value: int = 0
     resume_phase: str = ""  # the phase a declined resignation returns to
+    resume_turn: int | None = None  # who was to act when the resignation was offered
     illegal_pending: bool = False
     final_turn: bool = False  # last_roll_draw: the second player's one more turn
     results: tuple[GameResult, ...] = ()
@@ -337,6 +341,15 @@ class MatchState:
             start = starting_position(self.variant)
             return Position(start.mover, start.opponent, self.variant)
         return Position(self.sides[player], self.sides[1 - player], self.variant)
+
+    @property
+    def on_roll(self) -> int | None:
+        """The player whose turn it is (gnubg's "player on roll"): the doubler while a double waits."""
+        if self.phase == CUBE and self.turn is not None:
+            return 1 - self.turn
+        if self.phase == RESIGN:
+            return self.resume_turn
+        return self.turn
 
     @property
     def match_over(self) -> bool:
@@ -459,6 +472,11 @@ def _next_starter(state: MatchState) -> int | None:
     if last is not None and last.winner is not None:
         return last.winner
     return None
+
+
+def next_starter(state: MatchState) -> int | None:
+    """Who begins the next game without an opening roll (the nardy rules), or None (roll for it)."""
+    return _next_starter(state)
 
 
 def _opening_roll(state: MatchState, event: OpeningRoll) -> MatchState:
@@ -625,7 +643,15 @@ def _end_game(state: MatchState, winner: int | None, points: float, name: str) -
         score[1] += points
     else:
         score[winner] += points
-    result = GameResult(winner=winner, points=points, result=name, cube=state.cube)
+    result = GameResult(
+        winner=winner,
+        points=points,
+        result=name,
+        cube=state.cube,
+        crawford=state.crawford_game,
+        resign_value=state.resign_value if state.phase == RESIGN else 0,
+        on_roll=state.on_roll,
+    )
     length = state.config.length
     crawford_done = state.crawford_done or state.crawford_game
     next_crawford = False
@@ -685,6 +711,7 @@ def _resign(state: MatchState, event: Resign) -> MatchState:
         phase=RESIGN,
         resign_value=event.value,
         resume_phase=state.phase,
+        resume_turn=state.turn,
         turn=1 - event.player,
         dice=state.dice,
     )
@@ -706,7 +733,9 @@ def _resign_accepted(state: MatchState, event: ResignAccepted) -> MatchState:
 
 def _resign_declined(state: MatchState, event: ResignDeclined) -> MatchState:
     _resign_answer(state, event.player)
-    return replace(state, phase=state.resume_phase, turn=1 - event.player, resign_value=0, resume_phase="")
+    return replace(
+        state, phase=state.resume_phase, turn=state.resume_turn, resign_value=0, resume_phase="", resume_turn=None
+    )
 
 
 def _illegal_detected(state: MatchState, event: IllegalPlayDetected) -> MatchState:
@@ -807,6 +836,7 @@ __all__ = [
     "MatchState",
     "GameResult",
     "new_match",
+    "next_starter",
     "apply",
     "replay",
 ]
