@@ -90,13 +90,32 @@ def read_lines(stream: IO[str], max_bytes: int = MAX_BYTES) -> Iterable[tuple[in
 
 
 def read_mat(stream: IO[str], *, max_bytes: int = MAX_BYTES) -> ImportedMatch:
-    """Read a ``.mat`` match; RecordError (IllegalRecord for an illegal play) naming the line."""
+    """Read a ``.mat`` match; RecordError (IllegalRecord for an illegal play) naming the line.
+
+    A ``.mat`` file does not say whether the Crawford rule was played (gnubg infers it).  When a
+    file without a ``Crawford`` header doubles in what would be the Crawford game, the match was
+    played without the rule: it is read again with ``crawford`` off, and the record says so.
+    """
+    lines = list(read_lines(stream, max_bytes))
+    try:
+        return _read_mat_lines(lines, crawford_off=False)
+    except IllegalRecord as error:
+        if "Crawford game" not in str(error) or any(
+            (found := _HEADER.match(line)) and found.group(1).strip() == "Crawford" for _, line in lines
+        ):
+            raise
+        result = _read_mat_lines(lines, crawford_off=True)
+        result.extra["Crawford"] = f"Off (inferred: {error})"
+        return result
+
+
+def _read_mat_lines(lines: list[tuple[int, str]], *, crawford_off: bool) -> ImportedMatch:
     result = ImportedMatch()
-    headers: dict[str, str] = {}
+    headers: dict[str, str] = {"Crawford": "Off"} if crawford_off else {}
     state: match.MatchState | None = None
     in_game = False
     expect_scores = False
-    for number, line in read_lines(stream, max_bytes):
+    for number, line in lines:
         where = f"line {number}"
         if not line.strip():
             continue

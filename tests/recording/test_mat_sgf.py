@@ -88,10 +88,20 @@ def test_handmade_notations_read() -> None:
     assert state.position_for(1).id == "jHPGAyBsTvABMA"  # what gnubg shows after `import mat`
 
 
-def test_handmade_double_in_crawford_game_is_refused() -> None:
-    """handmade.mat's game 2 is the Crawford game (0-2 to 3) and Bob doubles in it."""
-    with pytest.raises(IllegalRecord, match=r"line 20: Bob doubles: no doubling in the Crawford game"):
-        read_mat(io.StringIO(read("handmade.mat")))
+def test_handmade_double_in_crawford_game_means_crawford_was_off() -> None:
+    """handmade.mat's game 2 would be the Crawford game (0-2 to 3), yet Bob doubles in it: a .mat
+    file does not say whether the rule was played, so the file shows it was not.  Read as gnubg
+    reads it, and say so in the record."""
+    imported = read_mat(io.StringIO(read("handmade.mat")))
+    assert imported.state is not None
+    assert imported.state.position_for(1).id == "jHPGAyBsTvABMA"  # what gnubg shows after `import mat`
+    assert "line 20" in imported.extra["Crawford"] and imported.extra["Crawford"].startswith("Off")
+
+
+def test_explicit_crawford_header_keeps_the_double_illegal() -> None:
+    text = '; [Crawford "On"]\n' + read("handmade.mat")
+    with pytest.raises(IllegalRecord, match=r"line 21: Bob doubles: no doubling in the Crawford game"):
+        read_mat(io.StringIO(text))
 
 
 def test_illegal_play_named_with_line() -> None:
