@@ -54,6 +54,29 @@ def mover_point(physical: int, seating: Seating, variant: str, player: int) -> i
     return physical
 
 
+#: Words in the referee's reasons -> the page's translation codes.
+REASON_CODES = (
+    ("leave the head", "head_rule"),
+    ("six-point block", "prime_rule"),
+    ("both dice could be played", "dice_not_used"),
+    ("more of the roll could be played", "dice_not_used"),
+    ("no checker has moved", "dice_not_used"),
+    ("larger die must", "larger_die"),
+    ("is closed", "blocked_point"),
+    ("held by the opponent", "blocked_point"),
+    ("bar must enter first", "bar_first"),
+    ("before all checkers are home", "bear_off_early"),
+    ("cannot move", "wrong_distance"),
+)
+
+
+def reason_code(reason: str) -> str:
+    for words, code in REASON_CODES:
+        if words in reason:
+            return code
+    return ""
+
+
 class RefereeHub:
     """GameView + Commands for the page, over whichever table is attached."""
 
@@ -129,7 +152,7 @@ class RefereeHub:
                 for p, kind in sorted(pending.points.items())
             )
             if referee.mode == ILLEGAL:
-                alert = Alert(pending.reason, marks, can_accept=referee.options.get("illegal_play") == "opponent_may_accept")
+                alert = Alert(pending.reason, marks, code=reason_code(pending.reason), can_accept=referee.options.get("illegal_play") == "opponent_may_accept")
             elif referee.mode == QUESTION:
                 question = Question(pending.reason, pending.observed, marks)
         result = ""
