@@ -63,6 +63,9 @@ class ServiceSettings:
     pin: str = ""
 
     def validate(self) -> ServiceSettings:
+        from vision.cameras import parse_camera
+
+        parse_camera(self.camera)
         variant = find_variant(self.variant)
         self.variant = variant.name
         variant.validate_options(self.options)
@@ -150,9 +153,9 @@ class Service:
         self.last_watchdog = 0.0
         from firmware_bridge import GpioSignals, LedMap, open_leds
 
-        gpio = GpioSignals(settings.gpio_red, settings.gpio_green, settings.gpio_buzzer)
+        self.gpio = GpioSignals(settings.gpio_red, settings.gpio_green, settings.gpio_buzzer)
         led_map = LedMap.load(settings.led_map) if settings.led_map else None
-        self.leds = open_leds(settings.leds, gpio=gpio, led_map=led_map)
+        self.leds = open_leds(settings.leds, gpio=self.gpio, led_map=led_map)
         self.signals = BoardSignals(self.leds)
         self.buttons = Buttons({
             "turn0": lambda: self._button_turn(0),
@@ -162,7 +165,8 @@ class Service:
         from controller.web import RefereeHub
 
         self.hub = RefereeHub(self.data_dir, tournament=settings.tournament, new_game=self.new_game,
-                              calibration=self.calibrate, leds_status=self.leds.status)
+                              calibration=self.calibrate, leds_status=self.leds.status,
+                              camera_status=self.camera_status)
         self.signals.add_listener(self.hub.publish)
 
     # --- match -------------------------------------------------------------------------------
@@ -193,6 +197,7 @@ class Service:
             settings = RefereeSettings(turn_end=self.settings.turn_end,
                                        settled_turn_end_s=self.settings.settled_turn_end_s)
             self.referee = Referee(journal, self.signals, settings)
+            self.hub.attach_referee(self.referee)
             self.signals.seat_of = lambda p: self.referee.seating.seat(p) if self.referee and self.referee.seating else "bottom"
             self._make_table()
 
@@ -251,11 +256,22 @@ class Service:
         with self.lock:
             self._make_table()
 
+    def camera_status(self) -> tuple[bool, str]:
+        if self.camera is None:
+            return False, "no camera opened"
+        status = self.camera.status
+        if status.state == "ok":
+            return True, status.source
+        return False, f"camera {status.state}: {status.last_error or ''} (game paused)"
+
     # --- the loop ----------------------------------------------------------------------------
     def open_camera(self) -> None:
-        from vision.cameras import open_camera
+        """The camera behind a supervisor that reopens it with backoff; never silently another."""
+        from vision.cameras import SupervisedCamera, open_camera, parse_camera
 
-        self.camera = open_camera(self.settings.camera)
+        setting = self.settings.camera
+        parse_camera(setting)  # an unknown setting is an error now, not a retry loop
+        self.camera = SupervisedCamera(lambda: open_camera(setting))
 
     def step(self) -> bool:
         """One frame; False when no frame came (camera lost or slow)."""
@@ -315,6 +331,7 @@ class Service:
         if self.referee is not None:
             self.referee.journal.close()
         self.leds.close()
+        self.gpio.close()
 
 
 def main_service(config: str | None) -> int:

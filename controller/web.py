@@ -82,10 +82,13 @@ class RefereeHub:
 
     def __init__(self, records_dir: str | os.PathLike[str], *, tournament: bool = False,
                  keep_events: int = 500, new_game: Callable[..., None] | None = None,
-                 calibration: Any = None, leds_status: Callable[[], dict[str, Any]] | None = None) -> None:
+                 calibration: Any = None, leds_status: Callable[[], dict[str, Any]] | None = None,
+                 camera_status: Callable[[], tuple[bool, str]] | None = None) -> None:
         self.records_dir = Path(records_dir)
         self.tournament = tournament
         self.table: Table | None = None
+        self._referee: Referee | None = None
+        self._camera_status = camera_status
         self._events: deque[Event] = deque(maxlen=keep_events)
         self._next_id = 1
         self._cond = threading.Condition()
@@ -96,7 +99,15 @@ class RefereeHub:
     # --- wiring ------------------------------------------------------------------------------
     def attach(self, table: Table) -> None:
         self.table = table
+        self._referee = table.referee
         self.publish("new_game", {"variant": table.referee.variant})
+
+    def attach_referee(self, referee: Referee) -> None:
+        """A referee without a camera pipeline yet (the board is not calibrated)."""
+        if self.table is not None and self.table.referee is not referee:
+            self.table = None
+        self._referee = referee
+        self.publish("new_game", {"variant": referee.variant})
 
     def publish(self, kind: str, data: dict[str, Any]) -> None:
         """A referee announcement becomes a page event (the Signals listener)."""
@@ -110,7 +121,7 @@ class RefereeHub:
 
     @property
     def referee(self) -> Referee | None:
-        return self.table.referee if self.table is not None else None
+        return self._referee
 
     # --- GameView ----------------------------------------------------------------------------
     def latest_event_id(self) -> int:
@@ -212,8 +223,11 @@ class RefereeHub:
 
     def _status(self) -> DeviceStatus:
         table = self.table
-        if table is None:
-            camera = Health("off", "no game")
+        camera_ok, camera_detail = self._camera_status() if self._camera_status is not None else (True, "")
+        if not camera_ok:
+            camera = Health("error", camera_detail or "camera lost: game paused")
+        elif table is None:
+            camera = Health("warn", "not calibrated: open the calibration page") if self._referee else Health("off", "no game")
         else:
             import time
 

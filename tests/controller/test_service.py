@@ -53,3 +53,28 @@ def test_systemd_notify_reaches_the_socket(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.delenv("NOTIFY_SOCKET")
     assert not sd_notify("WATCHDOG=1")
     assert "NOTIFY_SOCKET" not in os.environ
+
+
+def test_a_lost_camera_pauses_the_game_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpiozero import Device
+
+    from controller.referee import PAUSED
+    from controller.service import Service, ServiceSettings
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    Device.pin_factory = None  # gpiozero picks the mock factory from the environment
+    settings = ServiceSettings(camera=f"video:{tmp_path / 'unplugged.mp4'}", leds="none",
+                               data_dir=str(tmp_path)).validate()
+    service = Service(settings)
+    try:
+        service.open_match()
+        service.open_camera()
+        assert service.referee is not None
+        assert not service.step()
+        assert service.referee.mode == PAUSED
+        assert ("camera", {"ok": False}) in service.signals.history
+        assert service.hub.snapshot().paused
+        assert list(tmp_path.glob("match-*.jsonl"))  # the match journal exists from the start
+    finally:
+        service.close()
+        Device.pin_factory = None
