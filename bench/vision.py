@@ -1,0 +1,79 @@
+"""Vision benchmark: per-frame gate and full read of settled 1280x720 frames, one thread.
+
+Renders a small seeded dataset (or uses ``--dataset DIR``), calibrates from its references, then
+times ``Gate.update`` and ``Reader.read`` on every frame and prints medians per stage next to the
+budgets (read 40 ms, gate 3 ms on the development machine; a Pi 4 core is ~3-5x slower).
+
+    .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.config import VisionConfig  # noqa: E402
+from vision.dataset import calibration_for, load_dataset  # noqa: E402
+from vision.pipeline import Reader  # noqa: E402
+from vision.render import render_dataset  # noqa: E402
+
+READ_BUDGET_MS = 40.0
+GATE_BUDGET_MS = 3.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--dataset", default=None)
+    parser.add_argument("--no-dice", action="store_true", help="checkers only (vision.dice not timed)")
+    parser.add_argument("--repeat", type=int, default=2, help="passes over the frames")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
+                                                                      occluded_rate=0.0)
+        dataset = load_dataset(root)
+        config = VisionConfig(use_dice=not args.no_dice)
+        t0 = time.perf_counter()
+        calib = calibration_for(dataset, config)
+        calibrate_ms = (time.perf_counter() - t0) * 1000
+        reader = Reader(calib, config)
+        images = [dataset.image(name) for name in dataset.frames]
+    stages: dict[str, list[float]] = {}
+    gate_ms: list[float] = []
+    read_ms: list[float] = []
+    for _ in range(args.repeat):
+        for i, image in enumerate(images):
+            gate_ms.append(reader.gate.update(image, now=float(i)).ms)
+            t0 = time.perf_counter()
+            observation = reader.read(image)
+            read_ms.append((time.perf_counter() - t0) * 1000)
+            for name, ms in observation.timings.items():
+                stages.setdefault(name, []).append(ms)
+    h, w = images[0].shape[:2]
+    read_med = statistics.median(read_ms)
+    gate_med = statistics.median(gate_ms)
+    print(f"vision bench: {len(images)} frames x {args.repeat} at {w}x{h}, one OpenCV thread, "
+          f"dice {'off' if args.no_dice else 'on'}")
+    print(f"  calibration (once)      {calibrate_ms:8.1f} ms")
+    print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
+    print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")
+    print(f"  read_ms_p95             {sorted(read_ms)[int(0.95 * (len(read_ms) - 1))]:8.2f} ms")
+    print("  stages (median ms):")
+    for name, values in stages.items():
+        if name != "total":
+            print(f"    {name:20s} {statistics.median(values):8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

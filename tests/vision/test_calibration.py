@@ -1,0 +1,93 @@
+"""Board geometry, persistence, markers and colour learning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import BoardGeometry, Calibration, calibrate, detect_marker_corners, recheck
+from vision.dataset import calibration_for, load_dataset
+from vision.render import Scene, random_setup, render
+
+CORNERS = [[100, 50], [1100, 60], [1120, 700], [90, 690]]
+
+
+def geometry() -> BoardGeometry:
+    return BoardGeometry.from_corners(CORNERS, (1280, 720))
+
+
+def test_point_layout_follows_the_board_frame() -> None:
+    geo = geometry()
+    assert geo.region(geo.to_image([0.97, 0.9])) == 1
+    assert geo.region(geo.to_image([0.03, 0.9])) == 12
+    assert geo.region(geo.to_image([0.03, 0.1])) == 13
+    assert geo.region(geo.to_image([0.97, 0.1])) == 24
+    assert geo.region(geo.to_image([0.5, 0.3])) == "bar"
+    assert geo.region([5, 5]) is None
+    assert geo.half(geo.to_image([0.2, 0.5])) == "left"
+    assert geo.half(geo.to_image([0.8, 0.5])) == "right"
+    assert geo.side(geo.to_image([0.8, 0.2])) == "top"
+    p6 = geo.point_u(6)
+    p7 = geo.point_u(7)
+    assert p6[0] >= geo.bar_u[1] and p7[1] <= geo.bar_u[0]
+
+
+def test_transforms_round_trip() -> None:
+    geo = geometry()
+    uv = np.array([[0.1, 0.2], [0.9, 0.7]])
+    assert np.allclose(geo.to_board(geo.to_image(uv)), uv, atol=1e-6)
+    assert np.allclose(geo.to_image([0, 0]), CORNERS[0])
+    assert geo.on_surface(geo.to_image([0.5, 0.5])) and not geo.on_surface([1200, 10])
+    assert 30 < geo.checker_diameter_px(geo.to_image([0.5, 0.5])) < 100
+
+
+def test_bad_corners_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        BoardGeometry.from_corners([[0, 0], [1, 0]], (10, 10))
+    with pytest.raises(ValueError):
+        BoardGeometry.from_corners([[0, 0], [0, 0], [0, 0], [0, 0]], (10, 10))
+
+
+def test_save_and_load(tmp_path: Path, small_dataset: Path) -> None:
+    calib = calibration_for(load_dataset(small_dataset))
+    path = tmp_path / "calibration.json"
+    calib.save(path)
+    again = Calibration.load(path)
+    assert np.allclose(again.geometry.corners, calib.geometry.corners, atol=0.01)
+    assert again.geometry.bar_u == pytest.approx(calib.geometry.bar_u)
+    assert again.colours.light == pytest.approx(calib.colours.light)
+    assert again.background is not None and again.background.shape == calib.background.shape
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError):
+        Calibration.load(tmp_path / "bad.json")
+
+
+def test_colours_learnt_from_start_position(small_dataset: Path) -> None:
+    calib = calibration_for(load_dataset(small_dataset))
+    assert calib.colours.learnt
+    assert calib.colours.light[0] > calib.colours.dark[0] + 30
+
+
+def test_markers_give_the_corners() -> None:
+    rng = np.random.default_rng(5)
+    setup = next(s for s in (random_setup(rng, "wooden") for _ in range(50)) if s.markers)
+    image, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=1))
+    corners = detect_marker_corners(image)
+    assert corners is not None
+    assert np.max(np.abs(corners - setup.corners)) < 9  # the stickers' quiet zone
+    calib = calibrate(None, (1280, 720), empty=image)
+    assert np.max(np.abs(calib.geometry.corners - setup.corners)) < 9
+
+
+def test_recheck_notices_a_bumped_board() -> None:
+    setup = random_setup(np.random.default_rng(9), "tournament")
+    setup.markers = False
+    image, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=1))
+    calib = calibrate(setup.corners, (1280, 720), empty=image)
+    same = recheck(calib, image)
+    assert same is not None and same < 2
+    moved = np.roll(image, 12, axis=1)
+    shift = recheck(calib, moved)
+    assert shift is not None and shift > 6

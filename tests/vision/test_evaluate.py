@@ -1,0 +1,97 @@
+"""End to end on small rendered datasets: the summary contract and accuracy floors.
+
+The floors are deliberately below what the full 600-frame evaluation shows (README); they catch
+regressions, not decimals.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.config import VisionConfig
+from vision.dataset import calibration_for, load_dataset
+from vision.evaluate import SUMMARY_KEYS, evaluate
+from vision.pipeline import Reader
+from vision.render import Scene, random_setup, render
+
+CHECKERS_ONLY = VisionConfig(use_dice=False)
+
+
+def test_dataset_follows_the_format(small_dataset: Path) -> None:
+    meta = json.loads((small_dataset / "dataset.json").read_text())
+    assert meta["format"] == "referee-frames/1"
+    assert len(meta["board"]["corners"]) == 4
+    assert (small_dataset / meta["reference"]["empty"]).is_file()
+    assert (small_dataset / meta["reference"]["start"]["image"]).is_file()
+    assert meta["reference"]["start"]["variant"] == "backgammon"
+    rolls = set()
+    for name in meta["frames"]:
+        label = json.loads((small_dataset / name).with_suffix(".json").read_text())
+        assert len(label["points"]) == 24 and all(len(p) == 2 for p in label["points"])
+        assert set(label["bar"]) == {"light", "dark"}
+        assert label["roll"] in ("valid", "void", "none")
+        assert (label["void_reason"] is None) == (label["roll"] != "void")
+        assert all(sum(p[0] for p in label["points"]) <= 15 for _ in [0])
+        rolls.add(label["roll"])
+    assert len(rolls) >= 2
+
+
+def test_rendering_is_deterministic() -> None:
+    setup_a = random_setup(np.random.default_rng(3))
+    setup_b = random_setup(np.random.default_rng(3))
+    scene = Scene(points=[(2, 0)] + [(0, 0)] * 22 + [(0, 3)], seed=11)
+    a, label_a = render(setup_a, scene)
+    b, label_b = render(setup_b, scene)
+    assert np.array_equal(a, b) and label_a == label_b
+
+
+def test_summary_has_exactly_the_contract_keys(small_dataset: Path, tmp_path: Path) -> None:
+    summary, results = evaluate(small_dataset, CHECKERS_ONLY, csv_path=tmp_path / "frames.csv", limit=6)
+    assert tuple(summary) == SUMMARY_KEYS
+    assert summary["frames"] == 6 == len(results)
+    with (tmp_path / "frames.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 6 and "wrong_points" in rows[0]
+
+
+def test_accuracy_floors_tournament(small_dataset: Path) -> None:
+    summary, _ = evaluate(small_dataset, CHECKERS_ONLY)
+    assert summary["point_accuracy"] >= 0.97
+    assert summary["occlusion_refused"] == 1.0
+    assert summary["false_occlusion"] <= 0.1
+
+
+def test_accuracy_floors_wooden(wooden_dataset: Path) -> None:
+    summary, _ = evaluate(wooden_dataset, CHECKERS_ONLY)
+    assert summary["point_accuracy"] >= 0.97
+    assert summary["occlusion_refused"] >= 0.9
+    assert summary["false_occlusion"] <= 0.15
+
+
+def test_start_position_reads_exactly(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    start, _ = dataset.reference("start")
+    assert start is not None
+    observation = Reader(calib, CHECKERS_ONLY).read(start)
+    from rules.position import starting_position
+
+    assert observation.to_position("backgammon") == starting_position("backgammon")
+    assert set(observation.timings) >= {"occlusion", "warp", "illumination", "occupancy", "checkers", "total"}
+
+
+def test_wrong_frame_size_is_bad_input(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    reader = Reader(calibration_for(dataset), CHECKERS_ONLY)
+    small = cv2.resize(dataset.image(dataset.frames[0]), (640, 360))
+    try:
+        reader.read(small)
+    except ValueError as error:
+        assert "calibration expects" in str(error)
+    else:  # pragma: no cover
+        raise AssertionError("a frame of the wrong size must be refused")

@@ -1,0 +1,50 @@
+"""The gate: motion, a hand over the board, and 'settled' after stillness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from vision.config import VisionConfig
+from vision.dataset import calibration_for, load_dataset
+from vision.gate import Gate
+
+
+def test_hands_are_found_and_calm_frames_pass(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    gate = Gate(calibration_for(dataset))
+    truth, seen = [], []
+    for name in dataset.frames:
+        truth.append(bool(dataset.label(name)["occluded"]))
+        seen.append(gate.occluded(dataset.image(name)))
+    assert any(truth), "the fixture should contain occluded frames"
+    assert all(s for t, s in zip(truth, seen, strict=True) if t)
+    assert sum(s for t, s in zip(truth, seen, strict=True) if not t) <= 1
+
+
+def test_settled_after_stillness(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    config = VisionConfig(settle_seconds=0.5)
+    gate = Gate(calibration_for(dataset, config), config)
+    calm = next(n for n in dataset.frames if not dataset.label(n)["occluded"])
+    other = next(n for n in dataset.frames[::-1] if not dataset.label(n)["occluded"] and n != calm)
+    a, b = dataset.image(calm), dataset.image(other)
+    assert not gate.update(a, now=0.0).settled
+    assert not gate.update(a, now=0.3).settled
+    state = gate.update(a, now=0.6)
+    assert state.settled and not state.moving
+    moved = gate.update(b, now=0.7)
+    assert moved.moving and not moved.settled
+    assert not gate.update(b, now=1.0).settled
+    assert gate.update(b, now=1.55).settled
+
+
+def test_noise_alone_is_not_motion(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    gate = Gate(calibration_for(dataset))
+    frame = dataset.image(dataset.frames[0])
+    rng = np.random.default_rng(1)
+    gate.update(frame, now=0.0)
+    noisy = np.clip(frame.astype(np.int16) + rng.integers(-3, 4, frame.shape), 0, 255).astype(np.uint8)
+    assert not gate.update(noisy, now=0.1).moving

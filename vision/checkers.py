@@ -1,0 +1,548 @@
+"""Checkers per point and on the bar, from the canonical (top-down) board image.
+
+Each point is read as a 1-D profile along its axis, from the board edge towards the middle:
+how different each row looks from the empty board (occupancy) and how much structure it has
+(rims).  Occupied rows form runs; a run up to about four checkers long is counted by its length,
+a longer one (touching or overlapping stacks) by fitting evenly spaced rims (a comb) between the
+board edge and the fully visible top checker.  Every checker slot is then classified light or
+dark against the colours learnt at calibration.  No Hough circles: they fail on stacks and on
+low-contrast checkers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.config import VisionConfig
+
+__all__ = [
+    "PointReading",
+    "CheckerReading",
+    "normalise_illumination",
+    "occupancy_map",
+    "read_checkers",
+    "stack_extents",
+    "checker_mask",
+]
+
+
+@dataclass
+class PointReading:
+    light: int
+    dark: int
+    confidence: float
+    runs: list[tuple[float, float, list[int]]] = field(default_factory=list)  # (start, end, colours) px
+
+
+@dataclass
+class CheckerReading:
+    points: list[PointReading]
+    bar_light: int
+    bar_dark: int
+    bar_runs: list[tuple[float, float, list[int]]]
+    bar_confidence: float
+
+
+_SMALL_CACHE: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _illumination_field(canon: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Per-channel gain (frame / background) as a smooth plane, fitted robustly on coarse cells."""
+    gw, gh = 32, 24
+    a = cv2.resize(canon, (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32) + 4
+    key = ("small", id(background))
+    hit = _SMALL_CACHE.get(key)
+    if hit is None or hit[0] is not background:
+        small_bg = cv2.resize(background, (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32) + 4
+        _SMALL_CACHE.clear()
+        _SMALL_CACHE[key] = (background, small_bg)
+    b = _SMALL_CACHE[key][1]
+    ratio = (a / b).reshape(-1, 3)
+    ys, xs = np.mgrid[0:gh, 0:gw]
+    xs = (xs.reshape(-1) + 0.5) / gw - 0.5
+    ys = (ys.reshape(-1) + 0.5) / gh - 0.5
+    design = np.stack([np.ones_like(xs), xs, ys, xs * ys], axis=1).astype(np.float32)
+    # Cells whose three channels change by the same factor are lighting, not checkers.
+    lum = ratio.mean(axis=1)
+    chroma_dev = np.abs(ratio / lum[:, None] - 1).max(axis=1)
+    weights = (chroma_dev < 0.12).astype(np.float32)
+    if weights.sum() < 40:
+        weights[:] = 1
+    coeffs = np.zeros((4, 3), np.float32)
+    for _ in range(3):
+        for c in range(3):
+            w = weights
+            sol, *_ = np.linalg.lstsq(design * w[:, None], ratio[:, c] * w, rcond=None)
+            coeffs[:, c] = sol
+        fit = design @ coeffs
+        resid = np.abs(ratio - fit).max(axis=1) / np.maximum(fit.mean(axis=1), 0.1)
+        new = ((resid < 0.1) & (chroma_dev < 0.2)).astype(np.float32)
+        if new.sum() < 30:
+            break
+        weights = new
+    field_small = (design @ coeffs).reshape(gh, gw, 3)
+    return np.clip(field_small, 0.3, 3.0)
+
+
+def normalise_illumination(canon: np.ndarray, background: np.ndarray, local: bool = False) -> np.ndarray:
+    """``canon`` with the lighting change since ``background`` divided out: a smooth gain plane
+    per channel, then local shadows (a mild darkening or brightening of every channel alike)."""
+    small = _illumination_field(canon, background)
+    h, w = canon.shape[:2]
+    full = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if not local:
+        return cv2.divide(canon.astype(np.float32), full, dtype=cv2.CV_8U)
+    flat = canon.astype(np.float32) / full
+    # Local residual gain on coarse cells; a checker column is narrow, so a wide horizontal
+    # median ignores it, and the clamp keeps checkers from being "normalised" away.
+    cw, ch = max(8, w // 16), max(6, h // 16)
+    a = cv2.resize(flat, (cw, ch), interpolation=cv2.INTER_AREA).mean(axis=2) + 4
+    b = cv2.resize(background, (cw, ch), interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2) + 4
+    ratio = np.clip(a / b, 0.4, 2.5).astype(np.float32)
+    ratio = _hmedian(ratio, 9)
+    ratio = cv2.GaussianBlur(ratio, (0, 0), 1.0)
+    ratio = np.clip(ratio, 0.65, 1.15)
+    local = cv2.resize(ratio, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(flat / local[..., None], 0, 255).astype(np.uint8)
+
+
+def _hmedian(grid: np.ndarray, width: int) -> np.ndarray:
+    """Median over a horizontal window of ``width`` cells (rows are independent)."""
+    pad = width // 2
+    padded = np.pad(grid, ((0, 0), (pad, pad)), mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width, axis=1)
+    return np.median(windows, axis=2).astype(np.float32)
+
+
+def _lab(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+@dataclass
+class BackgroundModel:
+    """What is computed once from the empty board: its Lab image and its texture."""
+
+    lab: np.ndarray
+    texture_hi: np.ndarray  # local maximum of the board's texture (tolerates a pixel of shift)
+    texture_lo: np.ndarray  # local minimum
+    tolerance: np.ndarray  # lightness change tolerated per pixel (shadows, glare)
+
+
+_BG_CACHE: dict[int, tuple[np.ndarray, BackgroundModel]] = {}
+
+
+def background_model(background: np.ndarray, config: VisionConfig, size: tuple[int, int]) -> BackgroundModel:
+    key = hash((id(background), size, config.lightness_tolerance))
+    hit = _BG_CACHE.get(key)
+    if hit is not None and hit[0] is background:
+        return hit[1]
+    bg_lab = cv2.resize(_lab(background), size, interpolation=cv2.INTER_AREA)
+    gb = cv2.GaussianBlur(bg_lab[..., 0], (0, 0), 0.7)
+    texture = cv2.GaussianBlur(np.abs(cv2.Laplacian(gb, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
+    kernel = np.ones((5, 5), np.uint8)
+    tolerance = (config.lightness_tolerance * (bg_lab[..., 0] + 20)).astype(np.float32)
+    model = BackgroundModel(bg_lab, cv2.dilate(texture, kernel), cv2.erode(texture, kernel), tolerance)
+    if len(_BG_CACHE) > 8:
+        _BG_CACHE.clear()
+    _BG_CACHE[key] = (background, model)
+    return model
+
+
+def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfig,
+                  lab: np.ndarray | None = None, bg_lab: np.ndarray | None = None,
+                  colours: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """0..1 per pixel: how unlike the empty board this pixel is (colour and local structure).
+
+    Computed at half the canonical resolution (runs need no finer detail) and scaled back up.
+    """
+    lab = _lab(canon) if lab is None else lab
+    full_size = (lab.shape[1], lab.shape[0])
+    lab = cv2.resize(lab, (full_size[0] // 2, full_size[1] // 2), interpolation=cv2.INTER_AREA)
+    bg = background_model(background, config, (lab.shape[1], lab.shape[0]))
+    diff = lab - bg.lab
+    # Lightness changes within a tolerance are lighting (shadow, glare), not checkers.
+    dl = np.maximum(np.abs(diff[..., 0]) - bg.tolerance, 0)
+    dist = np.sqrt(0.6 * dl * dl + diff[..., 1] * diff[..., 1] + diff[..., 2] * diff[..., 2])
+    # Structure: checkers add rims where the board is flat (black on black) and hide its grain.
+    gl = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.7)
+    tex_now = cv2.GaussianBlur(np.abs(cv2.Laplacian(gl, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
+    # Only texture outside the board's own local range counts (edges shift by a pixel).
+    tex = np.maximum(tex_now - bg.texture_hi, 0) + np.maximum(bg.texture_lo - tex_now, 0)
+    tex = cv2.GaussianBlur(tex, (0, 0), 1.0)
+    score = (dist + config.texture_gain * tex) * (1.0 / config.diff_scale)
+    if colours is not None:
+        # Closer to a learnt checker colour than to the empty board here: a checker, even when
+        # it is nearly the board's colour (cream on white, light on maple).
+        d_ck = None
+        for centre in colours:
+            dc = lab - centre.reshape(1, 1, 3)
+            dk = 0.6 * dc[..., 0] * dc[..., 0] + dc[..., 1] * dc[..., 1] + dc[..., 2] * dc[..., 2]
+            d_ck = dk if d_ck is None else np.minimum(d_ck, dk)
+        assert d_ck is not None
+        advantage = np.clip((dist - np.sqrt(d_ck) - config.colour_margin) * (1.0 / config.colour_scale), 0, 1)
+        # ...but only where the pixel changed noticeably at all (lighting drift is small).
+        score = np.maximum(score, advantage * np.clip(dist * (1.0 / config.colour_min_change), 0, 1))
+    score = cv2.GaussianBlur(np.clip(score, 0, 1.5), (0, 0), 0.6)
+    # A checker the colour of its point shows only its rim: fill closed outlines.
+    binary = (score > config.occupancy_threshold).astype(np.uint8)
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
+    small = np.maximum(score, _fill_holes(binary).astype(np.float32))
+    return cv2.resize(small, full_size, interpolation=cv2.INTER_LINEAR)
+
+
+_CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
+
+
+def _fill_holes(binary: np.ndarray) -> np.ndarray:
+    """``binary`` with every region that cannot be reached from the board's middle row filled.
+
+    The board edges count as walls, so a checker outline touching the edge still encloses it.
+    """
+    h, w = binary.shape
+    count, labels = cv2.connectedComponents((binary == 0).astype(np.uint8), connectivity=4)
+    reachable = np.zeros(count, bool)
+    reachable[np.unique(labels[h // 2])] = True
+    reachable[0] = False  # label 0 is the occupied pixels themselves
+    return (~reachable[labels]).astype(np.uint8)
+
+
+def checker_colours(calib: Calibration) -> tuple[np.ndarray, np.ndarray] | None:
+    """The learnt (light, dark) Lab centres, or None when only the defaults are known."""
+    if not calib.colours.learnt:
+        return None
+    return (np.asarray(calib.colours.light, np.float32), np.asarray(calib.colours.dark, np.float32))
+
+
+@dataclass
+class _Ctx:
+    config: VisionConfig
+    lab: np.ndarray
+    occ: np.ndarray
+    unknown: np.ndarray  # bool, canonical: rows/cols covered by dice
+    lum: np.ndarray  # lightly blurred lightness, for rim profiles
+    d: float  # checker diameter, canonical px
+    light: np.ndarray
+    dark: np.ndarray
+    colour_threshold: float | None
+
+
+def _band(ctx: _Ctx, centre_x: float) -> slice:
+    half = max(2, int(round(0.18 * ctx.d)))
+    c = int(round(centre_x))
+    return slice(max(0, c - half), c + half + 1)
+
+
+def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[np.ndarray, ...]:
+    cols = _band(ctx, centre_x)
+    occ = ctx.occ[rows, cols].mean(axis=1)
+    lab = ctx.lab[rows, cols]
+    unknown = ctx.unknown[rows, cols].any(axis=1)
+    lum = ctx.lum[rows, cols]
+    edge = np.abs(np.diff(lum, axis=0, prepend=lum[:1])).mean(axis=1)
+    if reverse:
+        return occ[::-1], lab[::-1], unknown[::-1], edge[::-1]
+    return occ, lab, unknown, edge
+
+
+def _runs(occ: np.ndarray, unknown: np.ndarray, threshold: float, max_gap: int) -> list[tuple[int, int]]:
+    """Occupied stretches [start, end) of a profile; gaps up to ``max_gap`` rows, or gaps that are
+    wholly unknown (under a die), do not split a run."""
+    on = (occ > threshold) & ~unknown
+    idx = np.flatnonzero(on)
+    if idx.size == 0:
+        return []
+    # Consecutive occupied rows form segments; join segments across short or unknown gaps.
+    breaks = np.flatnonzero(np.diff(idx) > 1)
+    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
+    ends = np.concatenate((idx[breaks] + 1, [idx[-1] + 1]))
+    runs: list[tuple[int, int]] = []
+    cur_s, cur_e = int(starts[0]), int(ends[0])
+    for st, en in zip(starts[1:], ends[1:], strict=True):
+        gap = int(st) - cur_e
+        if gap <= max_gap or unknown[cur_e : int(st)].all():
+            cur_e = int(en)
+        else:
+            runs.append((cur_s, cur_e))
+            cur_s, cur_e = int(st), int(en)
+    runs.append((cur_s, cur_e))
+    return runs
+
+
+def _autocorr_curve(sig: np.ndarray) -> np.ndarray:
+    """Autocorrelation of ``sig`` at every integer lag, each lag normalised by its overlap."""
+    x = sig - sig.mean()
+    full = np.correlate(x, x, mode="full")[x.size - 1 :]
+    overlap = np.arange(x.size, 0, -1, dtype=np.float64)
+    return (full / overlap) / max(float(full[0] / x.size), 1e-9)
+
+
+def _autocorr(curve: np.ndarray, lag: float) -> float:
+    """``curve`` (from _autocorr_curve) at a fractional lag."""
+    lo = int(np.floor(lag))
+    if lo + 1 >= curve.size - 2:
+        return -1.0
+    frac = lag - lo
+    return float((1 - frac) * curve[lo] + frac * curve[lo + 1])
+
+
+def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: VisionConfig) -> tuple[int, float]:
+    """Checkers in a long run, from the spacing at which its rim profile repeats.
+
+    Rims of a stack are evenly spaced between the board edge and the fully visible top checker:
+    the fundamental spacing s is the smallest lag whose autocorrelation is near the best one
+    (multiples of s score as well, fractions do not), refined to sub-pixel; then
+    n = (length - d) / s + 1, cross-checked by counting the rim peaks.
+    """
+    length = end - start
+    sig = edge[start : max(start + 4, int(end - 0.5 * d))].astype(np.float64)
+    fallback = max(1, int(round(length / d)))
+    if sig.size < 8:
+        return fallback, 0.0
+    lags = np.arange(max(2.0, config.min_edge_spacing * d), min(1.3 * d, sig.size / 2), 0.5)
+    if lags.size < 3:
+        return fallback, 0.0
+    curve = _autocorr_curve(sig)
+    scores = np.array([_autocorr(curve, float(lag)) for lag in lags])
+    best = float(scores.max())
+    if best <= 0.15:
+        return fallback, 0.2
+    # Local maxima near the best: the smallest such lag is the fundamental.
+    s_fund = None
+    for i in range(1, lags.size - 1):
+        if scores[i] >= scores[i - 1] and scores[i] >= scores[i + 1] and scores[i] >= config.comb_ratio * best:
+            a, b, c = scores[i - 1], scores[i], scores[i + 1]
+            den = a - 2 * b + c
+            shift = 0.5 * (a - c) / den if abs(den) > 1e-9 else 0.0
+            s_fund = float(lags[i] + np.clip(shift, -0.5, 0.5) * 0.5)
+            break
+    if s_fund is None:
+        s_fund = float(lags[int(np.argmax(scores))])
+    # Refine on a higher harmonic: the k-th repeat pins the spacing k times more precisely.
+    k = int((0.6 * sig.size) // s_fund)
+    if k >= 2:
+        cand = np.arange(k * s_fund - s_fund / 3, k * s_fund + s_fund / 3, 0.25)
+        cand = cand[cand < sig.size - 3]
+        if cand.size:
+            vals = [_autocorr(curve, float(c)) for c in cand]
+            if max(vals) >= 0.5 * best:
+                s_fund = float(cand[int(np.argmax(vals))]) / k
+    # The top checker's back rim lies about one diameter before the run's end; find the real
+    # rim there (the run's end is blurred by shadows), and count spacings up to it.
+    full = edge.astype(np.float64)
+    lo = int(max(start, end - d - 0.5 * s_fund))
+    hi = int(min(full.size - 1, end - d + 0.5 * s_fund))
+    if hi > lo:
+        t_last = lo + int(np.argmax(full[lo : hi + 1])) - start
+        n_est = t_last / s_fund + 1
+    else:
+        n_est = (length - d) / s_fund + 1
+    n = int(np.clip(round(n_est), 2, config.max_stack))
+    conf = float(np.clip(1 - 2 * abs(n_est - n), 0, 1) * min(1.0, best / 0.5))
+    return n, conf
+
+
+def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray) -> tuple[int, float]:
+    length = end - start
+    ratio = length / ctx.d
+    if ratio < 0.55:
+        return 0, float(np.clip(1 - 2 * abs(ratio - 0.3) / 0.5, 0.3, 1))
+    if ratio <= 4.45:
+        n = int(round(ratio))
+        return max(n, 1), float(np.clip(1 - 2 * abs(ratio - round(ratio)), 0, 1))
+    n, conf = _comb_count(edge, start, end, ctx.d, ctx.config)
+    if n < 4:
+        n = int(round(ratio))
+    return n, conf
+
+
+def _classify(ctx: _Ctx, colour: np.ndarray) -> int:
+    if ctx.colour_threshold is not None:
+        return 0 if colour[0] >= ctx.colour_threshold else 1
+    dl = np.linalg.norm(colour - ctx.light)
+    dd = np.linalg.norm(colour - ctx.dark)
+    return 0 if dl <= dd else 1
+
+
+def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
+                  unknown: np.ndarray | None = None) -> list[int]:
+    if n <= 0:
+        return []
+    length = end - start
+    s = (length - ctx.d) / (n - 1) if n > 1 else ctx.d
+    out = []
+    for k in range(n):
+        a = start + k * s
+        b = start + (k + 1) * s if k < n - 1 else end
+        margin = 0.2 * (b - a)
+        lo, hi = int(a + margin), max(int(a + margin) + 1, int(b - margin))
+        rows = lab[lo:hi]
+        if unknown is not None and unknown[lo:hi].size and not unknown[lo:hi].all():
+            rows = rows[~unknown[lo:hi]]
+        patch = rows.reshape(-1, 3)
+        if patch.size == 0:
+            continue
+        out.append(_classify(ctx, np.median(patch, axis=0)))
+    if not out:
+        return []
+    # A point holds one colour in any legal position; out-vote stray slots (highlights, dice).
+    light = out.count(0)
+    if light >= 0.65 * len(out):
+        out = [0] * n
+    elif light <= 0.35 * len(out):
+        out = [1] * n
+    while len(out) < n:
+        out.append(out[-1])
+    return out
+
+
+def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_base: bool = True) -> PointReading:
+    occ, lab, unknown, edge = _profiles(ctx, centre_x, rows, reverse)
+    runs = _runs(occ, unknown, ctx.config.occupancy_threshold, max(1, int(0.08 * ctx.d)))
+    if from_base:
+        # Checkers stack from the board edge; anything detached from the stack (glare, a die,
+        # a shadow) is not a checker.
+        kept: list[tuple[int, int]] = []
+        reach = 0.35 * ctx.d
+        for start, end in runs:
+            if start > reach:
+                break
+            kept.append((start, end))
+            reach = end + 0.5 * ctx.d
+        runs = kept
+    light = dark = 0
+    confs = []
+    out_runs = []
+    for start, end in runs:
+        n, conf = _count_run(ctx, start, end, edge)
+        if n == 0:
+            continue
+        colours = _slot_colours(ctx, lab, start, end, n, unknown)
+        light += colours.count(0)
+        dark += colours.count(1)
+        confs.append(conf)
+        out_runs.append((float(start), float(end), colours))
+    empty_conf = float(np.clip(1 - occ.max() / max(ctx.config.occupancy_threshold, 1e-6), 0, 1)) if not runs else 1.0
+    confidence = float(min(confs)) if confs else max(empty_conf, 0.5)
+    return PointReading(light, dark, confidence, out_runs)
+
+
+def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknown: np.ndarray | None,
+             lab: np.ndarray | None = None, occ: np.ndarray | None = None) -> _Ctx:
+    if calib.background is None:
+        raise ValueError("calibration has no empty-board reference")
+    lab = _lab(canon) if lab is None else lab
+    if occ is None:
+        occ = occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib))
+    if unknown is None:
+        unknown = np.zeros(occ.shape, bool)
+    d = calib.geometry.checker_u * canon.shape[1]
+    light = np.asarray(calib.colours.light, np.float32)
+    dark = np.asarray(calib.colours.dark, np.float32)
+    lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
+    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None)
+
+
+def read_checkers(
+    calib: Calibration, canon: np.ndarray, config: VisionConfig, *, unknown: np.ndarray | None = None,
+    lab: np.ndarray | None = None, occ: np.ndarray | None = None,
+) -> CheckerReading:
+    """Counts per physical point and on the bar from the illumination-normalised canonical image."""
+    ctx = _context(calib, canon, config, unknown, lab, occ)
+    geo = calib.geometry
+    h, w = canon.shape[:2]
+    points = []
+    for p in range(1, 25):
+        u0, u1 = geo.point_u(p)
+        cx = (u0 + u1) / 2 * w
+        if geo.point_is_top(p):
+            points.append(_read_strip(ctx, cx, slice(0, h // 2), False))
+        else:
+            points.append(_read_strip(ctx, cx, slice(h - h // 2, h), True))
+    bar_cx = (geo.bar_u[0] + geo.bar_u[1]) / 2 * w
+    bar = _read_strip(ctx, bar_cx, slice(0, h), False, from_base=False)
+    light = dark = 0
+    for _start, _end, colours in bar.runs:
+        light += colours.count(0)
+        dark += colours.count(1)
+    return CheckerReading(points, light, dark, bar.runs, bar.confidence)
+
+
+def stack_extents(calib: Calibration, frame: np.ndarray, config: VisionConfig) -> dict[int, float]:
+    """Length (v units) of the occupied run at the base of every point, for size calibration."""
+    canon = calib.geometry.warp(frame, calib.canonical_width)
+    assert calib.background is not None
+    canon = normalise_illumination(canon, calib.background)
+    ctx = _context(calib, canon, config, None)
+    h, w = canon.shape[:2]
+    out: dict[int, float] = {}
+    for p in range(1, 25):
+        u0, u1 = calib.geometry.point_u(p)
+        top = calib.geometry.point_is_top(p)
+        rows = slice(0, h // 2) if top else slice(h - h // 2, h)
+        occ, _lab_, unknown, _edge = _profiles(ctx, (u0 + u1) / 2 * w, rows, not top)
+        runs = _runs(occ, unknown, config.occupancy_threshold, 3)
+        if runs and runs[0][0] < 0.3 * ctx.d:
+            out[p] = (runs[0][1] - runs[0][0]) / h
+    return out
+
+
+def slot_samples(calib: Calibration, canon: np.ndarray, config: VisionConfig) -> list[np.ndarray]:
+    """Median Lab colour of every checker slot found without colour knowledge (for learning)."""
+    ctx = _context(calib, canon, config, None, occ=None if calib.colours.learnt is False else None)
+    ctx.occ = occupancy_map(canon, calib.background, config, lab=ctx.lab)  # type: ignore[arg-type]
+    geo = calib.geometry
+    h, w = canon.shape[:2]
+    out: list[np.ndarray] = []
+    for p in range(1, 25):
+        u0, u1 = geo.point_u(p)
+        top = geo.point_is_top(p)
+        rows = slice(0, h // 2) if top else slice(h - h // 2, h)
+        occ, lab, unknown, edge = _profiles(ctx, (u0 + u1) / 2 * w, rows, not top)
+        runs = _runs(occ, unknown, config.occupancy_threshold, max(1, int(0.08 * ctx.d)))
+        for start, end in runs:
+            if start > 0.35 * ctx.d:
+                break
+            n, _ = _count_run(ctx, start, end, edge)
+            length = end - start
+            s = (length - ctx.d) / (n - 1) if n > 1 else ctx.d
+            for k in range(n):
+                a = start + k * s
+                b = start + (k + 1) * s if k < n - 1 else end
+                lo, hi = int(a + 0.25 * (b - a)), int(b - 0.25 * (b - a))
+                if hi > lo:
+                    out.append(np.median(lab[lo:hi].reshape(-1, 3), axis=0))
+    return out
+
+
+def checker_mask(calib: Calibration, reading: CheckerReading, canon_shape: tuple[int, int],
+                 image_shape: tuple[int, int]) -> np.ndarray:
+    """uint8 image-sized mask (255 = checker) of every counted checker, for the dice stage."""
+    geo = calib.geometry
+    h, w = canon_shape
+    d = geo.checker_u * w
+    mask = np.zeros((h, w), np.uint8)
+
+    def draw(cx: float, t0: float, t1: float, n: int, top: bool, base: float) -> None:
+        if n <= 0:
+            return
+        s = (t1 - t0 - d) / (n - 1) if n > 1 else 0.0
+        for k in range(n):
+            t = t0 + d / 2 + k * s
+            y = base + t if top else base - t
+            cv2.circle(mask, (int(round(cx)), int(round(y))), int(round(d / 2)), 255, -1)
+
+    for p, pr in enumerate(reading.points, start=1):
+        u0, u1 = geo.point_u(p)
+        cx = (u0 + u1) / 2 * w
+        top = geo.point_is_top(p)
+        for t0, t1, colours in pr.runs:
+            draw(cx, t0, t1, len(colours), top, 0.0 if top else float(h - 1))
+    bar_cx = (geo.bar_u[0] + geo.bar_u[1]) / 2 * w
+    for t0, t1, colours in reading.bar_runs:
+        draw(bar_cx, t0, t1, len(colours), True, 0.0)
+    iw, ih = image_shape[1], image_shape[0]
+    return cv2.warpPerspective(mask, geo.warp_matrix(w), (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)

@@ -1,0 +1,54 @@
+"""Every threshold of the vision pipeline in one place (chesscog style: stages read config, not
+constants), so a deployment can tune them from a file without touching code."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass
+class VisionConfig:
+    """Thresholds and sizes used by the stages; units are noted per field."""
+
+    # --- canonical (top-down) board image ---------------------------------------------------
+    canonical_width: int = 576  # px across the playing surface after the homography
+    # --- physical proportions used when a reference frame cannot tell us better -------------
+    bar_fraction: float = 0.0909  # bar width / surface width
+    checker_fraction: float = 0.0705  # checker diameter / surface width
+    # --- gate ---------------------------------------------------------------------------------
+    gate_width: int = 160  # px: frames are downscaled to this width for the gate
+    motion_threshold: float = 18.0  # grey levels: a pixel "moved" above this difference
+    motion_fraction: float = 0.004  # share of surface pixels that must move to call it motion
+    settle_seconds: float = 0.6  # stillness needed before a frame counts as settled
+    hand_chroma_threshold: float = 12.0  # Lab chroma change from the reference that means "something there"
+    hand_luma_threshold: float = 25.0  # Lab lightness change (after global gain) that means the same
+    hand_min_outside: float = 0.001  # share of the gate image an occluder covers outside the surface
+    hand_min_inside: float = 0.010  # share of the surface an occluder covers inside it
+    hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
+    skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
+    # --- checkers -----------------------------------------------------------------------------
+    occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker
+    lightness_tolerance: float = 0.15  # share of the background's lightness a change may have unnoticed
+    diff_scale: float = 30.0
+    texture_gain: float = 8.0  # weight of texture change against colour change
+    colour_margin: float = 4.0  # Lab units a pixel must be nearer a checker colour than the board
+    colour_scale: float = 12.0  # Lab units of that advantage that score as fully occupied
+    colour_min_change: float = 14.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
+    max_stack: int = 15
+    min_edge_spacing: float = 0.2  # checker diameters between two detected rims
+    comb_ratio: float = 0.85  # a rim spacing scoring this share of the best one is still plausible
+    use_dice: bool = True  # read dice with vision.dice (off: checkers only)
+    # --- recheck ------------------------------------------------------------------------------
+    recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> VisionConfig:
+        names = {f.name for f in fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown vision setting {sorted(unknown)[0]!r}")
+        return cls(**data)

@@ -1,0 +1,116 @@
+"""Reading ``referee-frames/1`` datasets (INTERFACES.md §3) and calibrating from their references."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, calibrate
+from vision.config import VisionConfig
+
+__all__ = ["Dataset", "load_dataset", "read_image", "calibration_for"]
+
+FORMAT = "referee-frames/1"
+VOID_REASONS = ("different_halves", "cocked", "on_checker", "off_board")
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A colour image, or ValueError naming the file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"image {str(p)!r} does not exist")
+    image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"image {str(p)!r} is not a readable image")
+    return image
+
+
+@dataclass
+class Dataset:
+    root: Path
+    meta: dict[str, Any]
+    corners: np.ndarray | None
+    frames: list[str]
+
+    def image(self, name: str) -> np.ndarray:
+        return read_image(self.root / name)
+
+    def label(self, name: str) -> dict[str, Any]:
+        path = (self.root / name).with_suffix(".json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ValueError(f"label {str(path)!r} is missing") from None
+        except json.JSONDecodeError:
+            raise ValueError(f"label {str(path)!r} is not JSON") from None
+        validate_label(data, str(path))
+        return data
+
+    def reference(self, which: str) -> tuple[np.ndarray | None, str]:
+        ref = self.meta.get("reference") or {}
+        entry = ref.get(which)
+        variant = "backgammon"
+        if isinstance(entry, dict):
+            variant = str(entry.get("variant", variant))
+            entry = entry.get("image")
+        if not entry:
+            return None, variant
+        return self.image(str(entry)), variant
+
+
+def validate_label(data: Any, where: str) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"label {where!r} is not an object")
+    points = data.get("points")
+    if not isinstance(points, list) or len(points) != 24 or any(
+        not isinstance(p, list) or len(p) != 2 for p in points
+    ):
+        raise ValueError(f"label {where!r}: 'points' must be 24 [light, dark] pairs")
+    if data.get("roll") not in ("valid", "void", "none"):
+        raise ValueError(f"label {where!r}: 'roll' must be valid, void or none")
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    root = Path(path)
+    meta_path = root / "dataset.json"
+    if not meta_path.is_file():
+        raise ValueError(f"{str(root)!r} is not a dataset (no dataset.json)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise ValueError(f"{str(meta_path)!r} is not JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{str(meta_path)!r} is not a {FORMAT} dataset")
+    corners = None
+    board = meta.get("board") or {}
+    if board.get("corners") is not None:
+        corners = np.asarray(board["corners"], dtype=np.float64)
+        if corners.shape != (4, 2):
+            raise ValueError(f"{str(meta_path)!r}: board corners must be four [x, y] pairs")
+    frames = meta.get("frames")
+    if not isinstance(frames, list) or not all(isinstance(f, str) for f in frames):
+        raise ValueError(f"{str(meta_path)!r}: 'frames' must be a list of image paths")
+    return Dataset(root, meta, corners, frames)
+
+
+def calibration_for(dataset: Dataset, config: VisionConfig | None = None,
+                    image_size: tuple[int, int] | None = None) -> Calibration:
+    """Calibrate from the dataset's corners (or markers) and its reference frames."""
+    config = config or VisionConfig()
+    empty, _ = dataset.reference("empty")
+    start, variant = dataset.reference("start")
+    if image_size is None:
+        sample = empty if empty is not None else start
+        if sample is None:
+            if not dataset.frames:
+                raise ValueError("dataset has no frames")
+            sample = dataset.image(dataset.frames[0])
+        image_size = (sample.shape[1], sample.shape[0])
+    if empty is None and start is None:
+        raise ValueError("dataset has neither an empty nor a start reference frame to calibrate from")
+    return calibrate(dataset.corners, image_size, empty=empty, start=start, variant=variant, config=config)

@@ -1,0 +1,1141 @@
+"""Find dice in a camera frame, read their values, and judge a roll's physical validity.
+
+Method (classical, no learning):
+
+1. **Pips** (`find_pips`): dark-on-light pips are peaks of a morphological black-hat (closing minus
+   image), light-on-dark pips peaks of a white-hat (image minus opening).  Each connected blob is
+   kept when it is small, filled, elliptical, much darker (lighter) than its immediate ring, and
+   that ring is uniform: a pip sits inside a plain face.  Second moments give each pip's ellipse,
+   which tells how its face is foreshortened.
+2. **Faces** (`find_faces`): pips that could share a face (similar size and ellipse, close in the
+   face's own rectified coordinates, a plain face between them) are linked; inside each linked
+   group every subset of up to six pips is tried against the six die-face layouts, after
+   rectifying by the pips' mean ellipse, so only a similarity transform is left to match.  A face
+   must also be *closed*: no other compatible pip may lie inside it (four corners of a six are not
+   a four).  Clutter (keyboard keys, text, wood knots) almost never passes this layout check.
+3. **Dice** (`read_dice`): faces are chosen best-first without sharing pips; faces of one die
+   (adjacent, on one bright body) are merged and its top face is the one nearest the camera's
+   "up" (highest in the image, brightest, roundest pips).  A die whose top face is strongly
+   foreshortened relative to the others, with a large side face showing, is flagged `cocked`.
+4. **Validity** (`roll_validity`): RULES.md §1.6 using the board geometry.
+
+All thresholds live in `DiceConfig`; every stage is timed into `DiceTimings`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+import cv2
+import numpy as np
+
+__all__ = [
+    "DiceConfig",
+    "DieReading",
+    "Pip",
+    "Face",
+    "RollValidity",
+    "read_dice",
+    "read_dice_timed",
+    "find_pips",
+    "find_faces",
+    "roll_validity",
+]
+
+
+@dataclass(frozen=True)
+class DiceConfig:
+    """Thresholds of the dice reader.  Sizes are in pixels of the working image unless noted."""
+
+    # --- working scale --------------------------------------------------------------------------
+    max_side: int = 800  # larger frames are downscaled so their longer side is at most this
+    # --- pip detection ---------------------------------------------------------------------------
+    hat_kernel_frac: float = 0.045  # black-hat kernel, fraction of the shorter image side
+    hat_kernel_min: int = 9
+    hat_kernel_px: float = 0.0  # if > 0: the kernel in px, instead of the fraction above
+    max_pip_px: float = 0.0  # if > 0: the largest pip diameter in px, instead of max_pip_frac
+    rect_kernel: bool = False  # square (fast, separable) instead of round morphology kernel
+    min_contrast: float = 38.0  # grey levels a pip must be darker (lighter) than its face
+    rel_contrast: float = 0.28  # ... and at least this fraction of the face brightness
+    hat_levels: tuple[float, ...] = (1.0, 2.0)  # thresholds tried (multiples of the two above)
+    grow_steps: int = 2  # px a higher level's pip cores are grown back into the base mask
+    min_pip_area: float = 4.0  # px
+    max_pip_frac: float = 0.055  # largest pip diameter, fraction of the shorter image side
+    min_fill: float = 0.55  # blob area / area of its moment ellipse
+    min_axis_ratio: float = 0.28  # minor / major axis of a pip
+    ring_scale: float = 1.7  # ring sampled at this many pip radii (in the pip's own ellipse metric)
+    centre_max_rel: float = 0.3  # a pip's centre pixel is within this share of the contrast of its mean
+    ring_skip: int = 2  # the darkest (lightest) ring samples ignored
+    ring_min_rel: float = 0.55  # darkest ring sample must keep this share of the face contrast
+    # --- face grouping -----------------------------------------------------------------------------
+    pip_area_ratio: float = 1.9  # largest/smallest pip area on one face
+    shape_tolerance: float = 0.35  # allowed difference of normalised pip ellipses on one face
+    face_tolerance: float = 0.12  # allowed relative difference of the face brightness around pips
+    offset_min: float = 1.6  # pip spacing unit (corner pip to centre, per axis) in pip radii
+    offset_max: float = 4.5
+    one_unit: float = 2.3  # assumed spacing unit (pip radii) around a lone pip
+    plain_half: float = 1.45  # half-size (layout units) of the face area that must be plain
+    plain_half_one: float = 1.3
+    min_plain: float = 0.85  # share of that area near the face's grey level
+    boundary_max_value: int = 2  # faces with this few pips need a visible die body around them ...
+    boundary_radius: float = 0.0  # ... a ring this far out (layout units; 0 = off: hurts real photos) ...
+    min_boundary: float = 0.3  # ... from the face on this share of it
+    layout_tolerance: float = 0.17  # max deviation from a layout, in layout units (pip spacing)
+    unit_consistency: float = 1.25  # twos/threes: pip spacing within this factor of the frame's fours/fives
+    lattice_shape_tolerance: float = 0.6  # fitted face lattice vs pip ellipse shape (normalised)
+    closed_radius: float = 1.75  # no foreign pip within this many layout units of a face centre
+    path_min_rel: float = 0.55  # a link's path must stay this bright (share of face contrast)
+    max_group: int = 14  # larger linked groups are cut by distance before the subset search
+    # --- dice ---------------------------------------------------------------------------------------
+    offset_frac: float = 0.26  # corner pip to face centre (per axis) / die edge
+    side_dx: float = 1.0  # a side face's centre lies within this many edges sideways of its top face
+    side_dist: float = 1.2  # ... and within this many edges of it
+    min_top_ratio: float = 0.5  # a top face's pips are at least this round (minor/major axis)
+    top_ratio_margin: float = 0.15  # roundness margin between top-like faces and side faces
+    one_min_size: float = 0.7  # a lone pip is at least this share of the multi-pip faces' pip radius
+    one_max_size: float = 2.0  # ... and at most this share
+    one_min_contrast: float = 0.65  # ... and at least this share of their contrast
+    one_min_face: float = 0.85  # ... on a face at least this share as bright
+    one_polarity: bool = True  # all dice in a frame have the same pip polarity (dark or light pips)
+    cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
+    min_confidence: float = 0.25
+    cocked_lattice_tolerance: float = 0.11  # top-face shape vs the table plane, faces with 4-6 pips
+    cocked_pip_tolerance: float = 0.13  # ... faces with 2-3 pips (shape from the pip ellipses)
+    cocked_one_tolerance: float = 0.3  # ... a one
+    cocked_side_ratio: float = 0.45  # with a board: a side face this round, and a slightly tilted top
+    cocked_side_alone: float = 0.6  # with a board: a side face this round alone means cocked
+    # --- with a board (calibration) ----------------------------------------------------------
+    board_grow: float = 0.08  # board units searched beyond the playing surface (dice off the board)
+    board_die_target: float = 44.0  # the surface is rescaled so that a die is about this many px
+    board_min_scale: float = 0.5
+    window_contrast: float = 60.0  # grey levels: pip-candidate blobs that open a window
+    window_link: float = 1.2  # blobs closer than this many die edges share a window
+    window_pad: float = 1.1  # die edges added around a window's blobs
+    window_max_dice: float = 3.6  # die edges: the largest window
+    board_max_scale: float = 2.5
+    board_hat_die: float = 0.55  # black-hat kernel as a share of the expected die edge
+    board_max_pip_die: float = 0.4  # largest pip diameter as a share of the die edge
+    board_pip_die: float = 0.1  # a one's pip radius as a share of the die edge (rough)
+    board_size_min: float = 0.55  # implied die edge / expected die edge
+    board_size_max: float = 1.7
+    board_top_max_tilt: float = 0.45  # shape difference from the board plane beyond which a face is a side
+    board_tilt_margin: float = 0.05
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die: its value, the box around its top-face pips (x, y, w, h, image px), the top face's
+    centre, a 0..1 confidence and whether it looks cocked (not flat)."""
+
+    value: int
+    box: tuple[int, int, int, int]
+    centre: tuple[float, float]
+    confidence: float
+    cocked: bool
+
+
+class RollValidity(NamedTuple):
+    """RULES.md §1.6 verdict on the dice lying on the board.  A tuple, so it also unpacks as
+    ``roll, void_reason, half``."""
+
+    roll: Literal["valid", "void", "none"]
+    void_reason: Literal["different_halves", "cocked", "on_checker", "off_board"] | None
+    half: Literal["left", "right"] | None
+
+
+@dataclass
+class DiceTimings:
+    """Milliseconds spent in each stage of the last read."""
+
+    prepare_ms: float = 0.0
+    pips_ms: float = 0.0
+    faces_ms: float = 0.0
+    dice_ms: float = 0.0
+
+    @property
+    def total_ms(self) -> float:
+        return self.prepare_ms + self.pips_ms + self.faces_ms + self.dice_ms
+
+
+@dataclass(frozen=True)
+class Pip:
+    """A pip candidate in working-image pixels."""
+
+    x: float
+    y: float
+    area: float
+    cov: tuple[float, float, float]  # second moments (xx, xy, yy) of the blob, px^2
+    face: float  # brightness of the surrounding face (grey level)
+    contrast: float  # face minus pip (dark pips) or pip minus face (light pips)
+    dark: bool  # dark pip on a light face
+
+    @property
+    def radius(self) -> float:
+        """Radius of a circle of the pip's area."""
+        return math.sqrt(self.area / math.pi)
+
+
+@dataclass(frozen=True)
+class Face:
+    """A group of pips that matches one die-face layout."""
+
+    value: int
+    pips: tuple[int, ...]  # indices into the pip list
+    centre: tuple[float, float]
+    unit: float  # layout unit (corner pip to centre along an axis) in px, geometric mean
+    axes: tuple[float, float]  # foreshortening: minor/major of the mean pip ellipse, and its angle
+    error: float  # layout residual in layout units
+    brightness: float
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    dark: bool = True  # dark pips on a light face
+    extra: dict[str, float] = field(default_factory=dict, compare=False)
+
+
+# Canonical layouts in layout units; the six is listed in one orientation, rotation is free.
+_LAYOUTS: dict[int, np.ndarray] = {
+    1: np.array([[0.0, 0.0]]),
+    2: np.array([[-1.0, -1.0], [1.0, 1.0]]),
+    3: np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]]),
+    4: np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]]),
+    5: np.array([[-1.0, -1.0], [1.0, -1.0], [0.0, 0.0], [-1.0, 1.0], [1.0, 1.0]]),
+    6: np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [1.0, 1.0]]),
+}
+
+
+def _pair_dists(p: np.ndarray) -> np.ndarray:
+    d = np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1))
+    iu = np.triu_indices(len(p), 1)
+    return np.sort(d[iu])
+
+
+# Pairwise-distance signatures of the layouts (used for twos and threes).
+_SIGNATURES: dict[int, list[np.ndarray]] = {n: [_pair_dists(v)] for n, v in _LAYOUTS.items() if n > 1}
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 1: pips
+
+
+def _hat_kernel(shape: tuple[int, int], cfg: DiceConfig) -> int:
+    if cfg.hat_kernel_px > 0:
+        return max(cfg.hat_kernel_min, int(round(cfg.hat_kernel_px))) | 1
+    k = int(round(cfg.hat_kernel_frac * min(shape)))
+    return max(cfg.hat_kernel_min, k) | 1
+
+
+def _blobs(
+    gray: np.ndarray, hat: np.ndarray, background: np.ndarray, dark: bool, cfg: DiceConfig,
+    roi: np.ndarray | None, level: float = 1.0,
+) -> list[Pip]:
+    """Pip candidates among the blobs where `hat` (black- or white-hat) is strong (thresholds
+    multiplied by `level`: a higher level separates a pip from a dark gap next to its die)."""
+    h, w = gray.shape
+    bg = background.astype(np.float32)
+    hat_f = hat.astype(np.float32)
+    if dark:
+        rel = cfg.rel_contrast * level * bg
+    else:
+        rel = cfg.rel_contrast * level * (255.0 - bg) * 0.5
+    mask = (hat_f >= cfg.min_contrast * level) & (hat_f >= rel)
+    if roi is not None:
+        mask &= roi
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return []
+    max_d = cfg.max_pip_px if cfg.max_pip_px > 0 else cfg.max_pip_frac * min(h, w)
+    if level > 1.0:
+        # Cores found at a higher threshold are grown back into the base threshold's mask, so
+        # their size and shape match pips found at the base level.
+        base = (hat_f >= cfg.min_contrast) & (hat_f >= rel / level)
+        if roi is not None:
+            base &= roi
+        lab_f = labels.astype(np.float32)
+        kern3 = np.ones((3, 3), np.uint8)
+        for _ in range(cfg.grow_steps):
+            grown = cv2.dilate(lab_f, kern3)
+            lab_f = np.where((lab_f == 0) & base, grown, lab_f)
+        labels = lab_f.astype(np.int32)
+        mask = labels > 0
+        area = np.bincount(labels.ravel(), minlength=n).astype(np.float64)
+        ok = (area >= cfg.min_pip_area) & (area <= max_d * max_d)
+    else:
+        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+        bw = stats[:, cv2.CC_STAT_WIDTH]
+        bh = stats[:, cv2.CC_STAT_HEIGHT]
+        ok = (area >= cfg.min_pip_area) & (bw <= max_d) & (bh <= max_d)
+    ok[0] = False
+    if not ok.any():
+        return []
+    ys, xs = np.nonzero(mask)
+    lab = labels[ys, xs]
+    keep = ok[lab]
+    ys, xs, lab = ys[keep].astype(np.float64), xs[keep].astype(np.float64), lab[keep]
+    g = gray[ys.astype(np.intp), xs.astype(np.intp)].astype(np.float64)
+    m0 = np.bincount(lab, minlength=n)
+    m0 = np.maximum(m0, 1)
+    mx = np.bincount(lab, xs, n) / m0
+    my = np.bincount(lab, ys, n) / m0
+    dx = xs - mx[lab]
+    dy = ys - my[lab]
+    cxx = np.bincount(lab, dx * dx, n) / m0 + 1.0 / 12.0
+    cxy = np.bincount(lab, dx * dy, n) / m0
+    cyy = np.bincount(lab, dy * dy, n) / m0 + 1.0 / 12.0
+    gmean = np.bincount(lab, g, n) / m0
+    idx = np.nonzero(ok)[0]
+    cxx, cxy, cyy, mx, my, gmean, a = cxx[idx], cxy[idx], cyy[idx], mx[idx], my[idx], gmean[idx], area[idx]
+    det = np.maximum(cxx * cyy - cxy * cxy, 1e-6)
+    fill = a / (4.0 * math.pi * np.sqrt(det))
+    tr = cxx + cyy
+    disc = np.sqrt(np.maximum((cxx - cyy) ** 2 / 4.0 + cxy * cxy, 0.0))
+    l1 = tr / 2.0 + disc
+    l2 = np.maximum(tr / 2.0 - disc, 1e-6)
+    ratio = np.sqrt(l2 / l1)
+    good = (fill >= cfg.min_fill) & (fill <= 1.6) & (ratio >= cfg.min_axis_ratio)
+    # Ring test: sample the image on the pip's own ellipse scaled by ring_scale.
+    t = np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)
+    ct, st = np.cos(t), np.sin(t)
+    # square root of the 2x2 covariance, times 2 = the blob's semi-axes transform
+    s = np.sqrt(det)
+    tt = np.sqrt(tr + 2.0 * s)
+    r00 = (cxx + s) / tt
+    r01 = cxy / tt
+    r11 = (cyy + s) / tt
+    k = 2.0 * cfg.ring_scale
+    rx = mx[:, None] + k * (r00[:, None] * ct[None, :] + r01[:, None] * st[None, :])
+    ry = my[:, None] + k * (r01[:, None] * ct[None, :] + r11[:, None] * st[None, :])
+    inside = (rx >= 0) & (rx <= w - 1) & (ry >= 0) & (ry <= h - 1)
+    good &= inside.all(axis=1)
+    rxi = np.clip(np.round(rx), 0, w - 1).astype(np.intp)
+    ryi = np.clip(np.round(ry), 0, h - 1).astype(np.intp)
+    ring = gray[ryi, rxi].astype(np.float64)
+    # samples that fall on another candidate blob (a neighbouring pip) say nothing about the face
+    ring_lab = labels[ryi, rxi]
+    other = (ring_lab != 0) & (ring_lab != idx[:, None])
+    n_valid = (~other).sum(axis=1)
+    good &= n_valid >= 6
+    # order the valid samples from the pip's side (darkest first for dark pips); invalid ones last
+    sgn = 1.0 if dark else -1.0
+    ordered = np.sort(np.where(other, np.inf, sgn * ring), axis=1)
+    rows = np.arange(len(ring))
+    mid = np.clip((n_valid - 1) // 2, 0, ring.shape[1] - 1)
+    face = sgn * ordered[rows, mid]
+    face = np.where(np.isfinite(face), face, 0.0)
+    contrast = sgn * (face - gmean)
+    worst = ordered[:, cfg.ring_skip] - sgn * gmean
+    worst = np.where(np.isfinite(worst), worst, -1e9)
+    good &= (contrast >= cfg.min_contrast) & (worst >= cfg.ring_min_rel * contrast)
+    # a pip is solid: its centre is as dark (light) as the pip (not a ring-shaped character)
+    cx_i = np.clip(np.round(mx), 0, w - 1).astype(np.intp)
+    cy_i = np.clip(np.round(my), 0, h - 1).astype(np.intp)
+    centre_v = gray[cy_i, cx_i].astype(np.float64)
+    if dark:
+        good &= centre_v <= gmean + cfg.centre_max_rel * contrast
+    else:
+        good &= centre_v >= gmean - cfg.centre_max_rel * contrast
+    pips = []
+    for i in np.nonzero(good)[0]:
+        pips.append(Pip(float(mx[i]), float(my[i]), float(a[i]), (float(cxx[i]), float(cxy[i]), float(cyy[i])),
+                        float(face[i]), float(contrast[i]), dark))
+    return pips
+
+
+def find_pips(gray: np.ndarray, cfg: DiceConfig | None = None, roi: np.ndarray | None = None,
+              light: bool = True) -> list[Pip]:
+    """Pip candidates in a grey image: dark pips on light faces, then (if `light`) light on dark."""
+    cfg = cfg or DiceConfig()
+    k = _hat_kernel(gray.shape, cfg)
+    kern = cv2.getStructuringElement(cv2.MORPH_RECT if cfg.rect_kernel else cv2.MORPH_ELLIPSE, (k, k))
+    closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern)
+    pips = _pips_of(gray, cv2.subtract(closed, gray), closed, True, cfg, roi)
+    if light:
+        opened = cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern)
+        pips += _pips_of(gray, cv2.subtract(gray, opened), opened, False, cfg, roi)
+    return pips
+
+
+def _pips_of(gray: np.ndarray, hat: np.ndarray, bg: np.ndarray, dark: bool, cfg: DiceConfig,
+             roi: np.ndarray | None) -> list[Pip]:
+    """Blobs at the base threshold, plus pips that only a higher threshold of `hat_levels`
+    separates from their surroundings (a pip merged with a dark gap beside its die, or two
+    blurred pips merged into one)."""
+    return _merge_levels([_blobs(gray, hat, bg, dark, cfg, roi, lv) for lv in cfg.hat_levels])
+
+
+def _merge_levels(levels: list[list[Pip]]) -> list[Pip]:
+    """Pips found at several thresholds: keep the lowest threshold's version of each pip and add
+    pips only a higher threshold separated from their surroundings."""
+    out = list(levels[0])
+    for extra in levels[1:]:
+        if not out:
+            out = list(extra)
+            continue
+        xy = np.array([(p.x, p.y) for p in out])
+        rad = np.array([p.radius for p in out])
+        for p in extra:
+            d = np.hypot(xy[:, 0] - p.x, xy[:, 1] - p.y)
+            if not (d <= np.maximum(rad, p.radius) * 1.2).any():
+                out.append(p)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 2: faces
+
+
+def _sqrtm2(cxx: np.ndarray, cxy: np.ndarray, cyy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Square root of symmetric positive 2x2 matrices [[a, b], [b, c]] (elementwise arrays)."""
+    det = np.maximum(cxx * cyy - cxy * cxy, 1e-9)
+    s = np.sqrt(det)
+    t = np.sqrt(cxx + cyy + 2.0 * s)
+    return (cxx + s) / t, cxy / t, (cyy + s) / t
+
+
+def _layout_of(cells: frozenset[tuple[int, int]]) -> int:
+    """The die value whose layout occupies exactly these 3x3 lattice cells, or 0."""
+    return _CELLS_TO_VALUE.get(cells, 0)
+
+
+def _all_cells() -> dict[frozenset[tuple[int, int]], int]:
+    out: dict[frozenset[tuple[int, int]], int] = {}
+    for v, pts in _LAYOUTS.items():
+        for k in range(4):
+            ang = k * math.pi / 2
+            c, s = round(math.cos(ang)), round(math.sin(ang))
+            cells = frozenset((int(c * x - s * y), int(s * x + c * y)) for x, y in pts)
+            out[cells] = v
+    return out
+
+
+_CELLS_TO_VALUE = _all_cells()
+
+
+@dataclass
+class _PipArrays:
+    xy: np.ndarray  # (N, 2)
+    cov: np.ndarray  # (N, 3)
+    area: np.ndarray
+    face: np.ndarray
+    contrast: np.ndarray
+    dark: np.ndarray
+    shape: np.ndarray  # (N, 3) covariance normalised to unit determinant
+
+    @classmethod
+    def of(cls, pips: list[Pip]) -> _PipArrays:
+        n = len(pips)
+        xy = np.array([(p.x, p.y) for p in pips], np.float64).reshape(n, 2)
+        cov = np.array([p.cov for p in pips], np.float64).reshape(n, 3)
+        det = np.sqrt(np.maximum(cov[:, 0] * cov[:, 2] - cov[:, 1] ** 2, 1e-9))
+        return cls(
+            xy=xy,
+            cov=cov,
+            area=np.array([p.area for p in pips], np.float64),
+            face=np.array([p.face for p in pips], np.float64),
+            contrast=np.array([p.contrast for p in pips], np.float64),
+            dark=np.array([p.dark for p in pips], bool),
+            shape=cov / det[:, None],
+        )
+
+
+def _compatible(pa: _PipArrays, cfg: DiceConfig) -> np.ndarray:
+    """(N, N) bool: pips i and j could lie on one face (same polarity, similar size and shape)."""
+    a = pa.area
+    ratio = np.maximum(a[:, None], a[None, :]) / np.maximum(np.minimum(a[:, None], a[None, :]), 1e-6)
+    ds = pa.shape[:, None, :] - pa.shape[None, :, :]
+    sdiff = np.sqrt(ds[..., 0] ** 2 + 2 * ds[..., 1] ** 2 + ds[..., 2] ** 2)
+    # small pips have noisy moments: allow more shape difference for them
+    r = np.sqrt(np.minimum(a[:, None], a[None, :]) / math.pi)
+    tol = cfg.shape_tolerance * (1.0 + 1.5 / np.maximum(r, 0.5))
+    fa = pa.face
+    # relative to the bright side: the face for dark pips, the pips for light pips on a dark face
+    bright = np.where(pa.dark, fa, fa + pa.contrast)
+    frel = np.abs(fa[:, None] - fa[None, :]) / np.maximum(np.maximum(bright[:, None], bright[None, :]), 1.0)
+    ok = (ratio <= cfg.pip_area_ratio) & (sdiff <= tol) & (pa.dark[:, None] == pa.dark[None, :])
+    ok &= frel <= cfg.face_tolerance
+    np.fill_diagonal(ok, False)
+    return ok
+
+
+def _rectify(cov: np.ndarray) -> np.ndarray:
+    """Inverse of 2*sqrt(cov): maps image offsets to the face's own frame in pip radii."""
+    a, b, c = _sqrtm2(cov[0:1], cov[1:2], cov[2:3])
+    m = 2.0 * np.array([[a[0], b[0]], [b[0], c[0]]])
+    return np.linalg.inv(m)
+
+
+def find_faces(pips: list[Pip], gray: np.ndarray, cfg: DiceConfig | None = None) -> list[Face]:
+    """All face hypotheses (possibly overlapping) whose pips match a die layout.
+
+    Every layout of two or more pips has two pips on opposite corners of its 3x3 lattice, farthest
+    apart; so each compatible pair at a plausible distance proposes a lattice (centre, unit,
+    orientation, rectified by the pair's mean pip ellipse).  The compatible pips within
+    `closed_radius` of the centre must sit on lattice cells and occupy exactly a layout's cells;
+    for fours, fives and sixes the lattice is then refitted as a full affine map (real faces are
+    seen in perspective and sixes have their own row spacing) and checked again strictly.  Twos
+    and threes (collinear, so only their pip ellipses tell the face's shape) must also agree with
+    the pip spacing of the frame's other faces (one set of dice per frame).  Lone pips with no
+    compatible pip near them propose a one.
+    """
+    cfg = cfg or DiceConfig()
+    n = len(pips)
+    if n == 0:
+        return []
+    pa = _PipArrays.of(pips)
+    comp = _compatible(pa, cfg)
+    faces: dict[frozenset[int], Face] = {}
+    diag = 2.0 * math.sqrt(2.0)
+    rot45 = np.array([[1.0, -1.0], [1.0, 1.0]]) / math.sqrt(2.0)
+    loose = 0.45
+    for i in range(n):
+        js = np.nonzero(comp[i, i + 1:])[0] + i + 1
+        for j in js:
+            cov = (pa.cov[i] + pa.cov[j]) / 2.0
+            rect = _rectify(cov)
+            d = rect @ (pa.xy[j] - pa.xy[i])
+            dist = float(np.hypot(d[0], d[1]))
+            unit = dist / diag  # layout unit in pip radii
+            if not cfg.offset_min <= unit <= cfg.offset_max:
+                continue
+            centre = (pa.xy[i] + pa.xy[j]) / 2.0
+            # lattice axes: the diagonal (i -> j) is (1, 1) in lattice units
+            ang = math.atan2(d[1], d[0])
+            ca, sa = math.cos(ang), math.sin(ang)
+            to_diag = np.array([[ca, sa], [-sa, ca]])  # rotate so the diagonal lies on +x
+            m = (rot45 @ to_diag @ rect) / unit
+            # candidates: i, j, and pips compatible with both
+            cand = np.concatenate(([i, j], np.nonzero(comp[i] & comp[j])[0]))
+            lat = (pa.xy[cand] - centre) @ m.T
+            near = np.hypot(lat[:, 0], lat[:, 1]) <= cfg.closed_radius
+            lat_n = lat[near]
+            cells_f = np.round(lat_n)
+            if np.abs(lat_n - cells_f).max() > loose or np.abs(cells_f).max() > 1:
+                continue
+            cells = frozenset((int(x), int(y)) for x, y in cells_f)
+            if len(cells) != len(lat_n):
+                continue
+            value = _layout_of(cells)
+            if value == 0:
+                continue
+            members = cand[near]
+            error = 0.0
+            if value >= 4:
+                # affine refit: xy = t + A @ cell
+                x = np.hstack([cells_f, np.ones((len(cells_f), 1))])
+                sol, *_ = np.linalg.lstsq(x, pa.xy[members], rcond=None)
+                a_mat = sol[:2].T
+                if abs(np.linalg.det(a_mat)) < 1e-6:
+                    continue
+                m = np.linalg.inv(a_mat)
+                centre = sol[2]
+                lat = (pa.xy[cand] - centre) @ m.T
+                near = np.hypot(lat[:, 0], lat[:, 1]) <= cfg.closed_radius
+                lat_n = lat[near]
+                cells_f = np.round(lat_n)
+                error = float(np.abs(lat_n - cells_f).max())
+                if error > cfg.layout_tolerance or np.abs(cells_f).max() > 1:
+                    continue
+                cells2 = frozenset((int(x), int(y)) for x, y in cells_f)
+                if cells2 != cells or len(lat_n) != len(cells):
+                    continue
+                members = cand[near]
+            key = frozenset(int(k) for k in members)
+            if key in faces:
+                continue
+            face = _make_face(pa, key, value, cfg, gray, m, centre, cells, error)
+            if face is not None:
+                faces[key] = face
+    out = list(faces.values())
+    # one set of dice per frame: twos and threes must match the spacing of the fours and fives
+    # (only from faces seen about as squarely as the squarest ones: side faces distort the spacing)
+    ratios = sorted(f.axes[0] for f in out)
+    floor = ratios[int(0.8 * (len(ratios) - 1))] - cfg.top_ratio_margin if ratios else 1.0
+    squarish = [f for f in out if f.axes[0] >= floor]
+    ref = [f.extra["unit_r"] for f in squarish if f.value in (4, 5)] or [
+        f.extra["unit_r"] for f in squarish if f.value == 3]
+    unit_ref = float(np.median(ref)) if ref else None
+    if unit_ref is not None:
+        out = [f for f in out if f.value not in (2, 3)
+               or abs(math.log(f.extra["unit_r"] / unit_ref)) <= math.log(cfg.unit_consistency)]
+    one_unit = unit_ref if unit_ref is not None else cfg.one_unit
+    # ones: a pip with no compatible pip nearby (in its own rectified frame)
+    for i in range(n):
+        rect = _rectify(pa.cov[i])
+        others = np.nonzero(comp[i])[0]
+        if len(others):
+            q = (pa.xy[others] - pa.xy[i]) @ rect.T
+            if (np.hypot(q[:, 0], q[:, 1]) <= cfg.closed_radius * one_unit).any():
+                continue
+        f = _make_face(pa, frozenset([i]), 1, cfg, gray, rect / one_unit, pa.xy[i], frozenset([(0, 0)]), 0.0)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def _grid(step: float, half: float) -> np.ndarray:
+    v = np.arange(-half, half + 1e-9, step)
+    g = np.stack(np.meshgrid(v, v), -1).reshape(-1, 2)
+    return g
+
+
+_FACE_GRID = _grid(0.25, 1.5)
+
+
+def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: frozenset[tuple[int, int]],
+               pip_r: float, face: float, contrast: float, half: float) -> tuple[float, float]:
+    """Share of the face (lattice square of half-size `half`, pips excluded) whose grey level is
+    near the face's own: a die face is plain between its pips; clutter rarely is.  `contrast` is
+    signed (face minus pip).  Also returns the face's grey level."""
+    g = _FACE_GRID[(np.abs(_FACE_GRID) <= half + 1e-9).all(axis=1)]
+    occ = np.array(sorted(cells), np.float64)
+    dd = np.sqrt(((g[:, None, :] - occ[None, :, :]) ** 2).sum(-1)).min(axis=1)
+    g = g[dd > pip_r * 1.6 + 0.1]
+    if len(g) == 0:
+        return 0.0, face
+    inv = np.linalg.inv(m)
+    pts = centre[None, :] + g @ inv.T
+    h, w = gray.shape
+    xi = np.round(pts[:, 0]).astype(np.intp)
+    yi = np.round(pts[:, 1]).astype(np.intp)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    if inside.mean() < 0.6:
+        return 0.0, face
+    vals = gray[yi[inside], xi[inside]].astype(np.float64)
+    # the face level from the samples themselves (a blurred pip's ring is darker than the face)
+    pip_level = face - contrast
+    level = float(np.median(vals))
+    tol = 0.4 * abs(level - pip_level)
+    return float((np.abs(vals - level) <= tol).mean()), level
+
+
+_RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
+                  np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))], axis=1)
+
+
+def _bounded(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, level: float, pip_level: float,
+             radius: float) -> float:
+    """Share of a ring just outside the die face (lattice units) that does not look like the face:
+    a die is a small body, while a dot or a character on a plain surface has the same surface all
+    around it."""
+    pts = centre[None, :] + (_RING * radius) @ np.linalg.inv(m).T
+    h, w = gray.shape
+    xi = np.round(pts[:, 0]).astype(np.intp)
+    yi = np.round(pts[:, 1]).astype(np.intp)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    if inside.mean() < 0.5:
+        return 1.0
+    vals = gray[yi[inside], xi[inside]].astype(np.float64)
+    return float((np.abs(vals - level) > 0.2 * abs(level - pip_level)).mean())
+
+
+def _make_face(pa: _PipArrays, members: frozenset[int], value: int, cfg: DiceConfig, gray: np.ndarray,
+               m: np.ndarray, centre: np.ndarray, cells: frozenset[tuple[int, int]], error: float) -> Face | None:
+    """Check and describe one face hypothesis; `m` maps image offsets from `centre` to lattice units."""
+    idx = np.array(sorted(members))
+    pts = pa.xy[idx]
+    cov = pa.cov[idx].mean(axis=0)
+    rect = _rectify(cov)
+    r_px = math.sqrt(math.sqrt(max(cov[0] * cov[2] - cov[1] ** 2, 1e-9))) * 2.0  # geometric-mean radius
+    if value == 1:
+        unit_r = 1.0 / math.sqrt(abs(np.linalg.det(m))) / r_px
+        half = cfg.plain_half_one
+    elif value in (2, 3):
+        q = (pts - pts.mean(axis=0)) @ rect.T  # pip radii, face frame
+        dists = _pair_dists(q)
+        sig = _SIGNATURES[value][0]
+        scale = float((dists * sig).sum() / max((dists * dists).sum(), 1e-9))  # layout units per radius
+        if scale <= 0:
+            return None
+        error = float(np.abs(dists * scale - sig).max())
+        unit_r = 1.0 / scale
+        half = cfg.plain_half
+    else:
+        a_mat = np.linalg.inv(m)
+        unit_r = math.sqrt(abs(np.linalg.det(a_mat))) / r_px
+        if value == 6:  # the six's columns are two units apart, its rows closer: use the columns
+            unit_r = math.sqrt(abs(np.linalg.det(a_mat))) / r_px
+        # the lattice's shape must agree with the pips' (round pips on a square face)
+        s_a = a_mat @ a_mat.T
+        s_a = s_a / math.sqrt(max(np.linalg.det(s_a), 1e-12))
+        s_p = np.array([[cov[0], cov[1]], [cov[1], cov[2]]])
+        s_p = s_p / math.sqrt(max(np.linalg.det(s_p), 1e-12))
+        if float(np.sqrt(((s_a - s_p) ** 2).sum())) > cfg.lattice_shape_tolerance:
+            return None
+        half = cfg.plain_half
+    if error > cfg.layout_tolerance or not cfg.offset_min <= unit_r <= cfg.offset_max:
+        return None
+    face_b = float(np.median(pa.face[idx]))
+    contrast = float(np.median(pa.contrast[idx]))
+    signed = contrast if pa.dark[idx[0]] else -contrast
+    centre_a = np.asarray(centre, np.float64)
+    plain, level = _plainness(gray, m, centre_a, cells, 1.0 / unit_r, face_b, signed, half)
+    if plain < cfg.min_plain:
+        return None
+    if value <= cfg.boundary_max_value and cfg.boundary_radius > 0:
+        if _bounded(gray, m, centre_a, level, face_b - signed, cfg.boundary_radius) < cfg.min_boundary:
+            return None
+    # the face's shape (normalised 2x2, unit determinant): from the fitted lattice when there is one
+    if value >= 4:
+        a_mat = np.linalg.inv(m)
+        sm = a_mat @ a_mat.T
+    else:
+        sm = np.array([[cov[0], cov[1]], [cov[1], cov[2]]])
+    sm = sm / math.sqrt(max(float(np.linalg.det(sm)), 1e-12))
+    shape = (float(sm[0, 0]), float(sm[0, 1]), float(sm[1, 1]))
+    # foreshortening of the face from the mean pip ellipse
+    cxx, cxy, cyy = cov
+    tr = cxx + cyy
+    disc = math.sqrt(max((cxx - cyy) ** 2 / 4.0 + cxy * cxy, 0.0))
+    l1, l2 = tr / 2 + disc, max(tr / 2 - disc, 1e-9)
+    ratio = math.sqrt(l2 / l1)
+    angle = 0.5 * math.degrees(math.atan2(2 * cxy, cxx - cyy))
+    x0, y0 = pts.min(axis=0) - r_px
+    x1, y1 = pts.max(axis=0) + r_px
+    return Face(
+        value=value,
+        pips=tuple(int(k) for k in idx),
+        centre=(float(pts[:, 0].mean()), float(pts[:, 1].mean())),
+        unit=unit_r * r_px,
+        axes=(ratio, angle),
+        error=error,
+        brightness=face_b,
+        box=(int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1 - x0)), int(math.ceil(y1 - y0))),
+        dark=bool(pa.dark[idx[0]]),
+        extra={"r": r_px, "unit_r": unit_r, "contrast": contrast, "plain": plain,
+               "sxx": shape[0], "sxy": shape[1], "syy": shape[2], "lattice": float(value >= 4)},
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 3: dice
+
+
+def _face_score(f: Face) -> float:
+    return f.value * 1.0 - 4.0 * f.error + (0.0 if f.value > 1 else -0.5)
+
+
+def select_faces(faces: list[Face], cfg: DiceConfig | None = None) -> list[Face]:
+    """Best-first choice of faces that share no pip."""
+    used: set[int] = set()
+    out = []
+    for f in sorted(faces, key=_face_score, reverse=True):
+        if used.intersection(f.pips):
+            continue
+        out.append(f)
+        used.update(f.pips)
+    return out
+
+
+def _edge_px(f: Face, cfg: DiceConfig) -> float:
+    """Estimated die edge length in px from a face's pip spacing along its least foreshortened axis."""
+    return f.unit / max(f.axes[0], 0.2) ** 0.5 / cfg.offset_frac
+
+
+def _near(top: Face, g: Face, cfg: DiceConfig) -> bool:
+    """Could `g` be a side face of the die whose top face is `top`?"""
+    e = max(_edge_px(top, cfg), _edge_px(g, cfg))
+    dx = g.centre[0] - top.centre[0]
+    dy = g.centre[1] - top.centre[1]
+    return abs(dx) <= cfg.side_dx * e and math.hypot(dx, dy) <= cfg.side_dist * e
+
+
+def assign_top_faces(faces: list[Face], cfg: DiceConfig,
+                     tilt: Any = None) -> list[tuple[Face, list[Face]]]:
+    """Split faces into dice: (top face, side faces) pairs.
+
+    The camera looks down on the table, so every die's top face is foreshortened alike (the
+    reference roundness `ref` of its pips is the roundest faces' in the frame), and a die's top face
+    appears above its side faces.  Faces are visited from the top of the image down.  A face near
+    an accepted top face (within about an edge, `side_dist`, `side_dx`) is one of its side faces,
+    unless both are "top-like" while side faces cannot be (the view is steep enough that a side
+    face's pips are clearly flatter): then they are two dice.  A side face clearly rounder than
+    its die's top face takes over as the top.  Faces flatter than `min_top_ratio` are never tops.
+
+    With a board, `tilt(face)` tells how far a face's shape is from the board plane's (the
+    calibration knows it); that replaces roundness: the top face is the one nearest the plane,
+    and faces tilted more than `board_top_max_tilt` are never tops.
+    """
+    if not faces:
+        return []
+    if tilt is not None:
+        tilts = {id(f): float(tilt(f)) for f in faces}
+
+        def top_like(f: Face) -> bool:
+            return tilts[id(f)] <= cfg.board_top_max_tilt
+
+        def better(g: Face, t: Face) -> bool:
+            return tilts[id(g)] < tilts[id(t)] - cfg.board_tilt_margin
+
+        steep = True
+    else:
+        ratios = sorted(f.axes[0] for f in faces)
+        ref = max(ratios[int(0.8 * (len(ratios) - 1))], cfg.min_top_ratio)
+        top_floor = max(cfg.min_top_ratio, ref - cfg.top_ratio_margin)
+        side_max = math.sqrt(max(0.0, 1.0 - ref * ref)) + cfg.top_ratio_margin  # flattest side expected
+        steep = side_max < top_floor
+
+        def top_like(f: Face) -> bool:
+            return f.axes[0] >= top_floor
+
+        def better(g: Face, t: Face) -> bool:
+            return g.axes[0] > t.axes[0] + cfg.top_ratio_margin and g.axes[0] >= cfg.min_top_ratio
+
+    dice: list[list[Face]] = []  # [top, sides...]
+    for g in sorted(faces, key=lambda f: f.centre[1]):
+        hosts = [d for d in dice if _near(d[0], g, cfg)]
+        if hosts and steep and top_like(g) and all(top_like(d[0]) for d in hosts):
+            hosts = []
+        if not hosts:
+            dice.append([g])
+            continue
+        host = min(hosts, key=lambda d: math.hypot(g.centre[0] - d[0].centre[0], g.centre[1] - d[0].centre[1]))
+        if better(g, host[0]):
+            host.insert(0, g)
+        else:
+            host.append(g)
+    if tilt is not None:
+        return [(d[0], d[1:]) for d in dice if top_like(d[0])]
+    return [(d[0], d[1:]) for d in dice if d[0].axes[0] >= cfg.min_top_ratio]
+
+
+def _plausible_ones(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig) -> list[tuple[Face, list[Face]]]:
+    """Drop lone-pip "ones" unlike the frame's best-seen top faces (one set of dice per frame): much
+    smaller or larger pips, fainter pips, or a darker face are side-face remnants, print on labels
+    or keyboard symbols.  The reference is the multi-pip top faces when there are any."""
+    tops = [t for t, _ in dice if t.value > 1] or [t for t, _ in dice]
+    if len(tops) < 2 and not any(t.value > 1 for t in tops):
+        return dice
+    best = max(t.axes[0] for t in tops)
+    ref = [t for t in tops if t.axes[0] >= best - cfg.top_ratio_margin]
+    r_ref = float(np.median([t.extra["r"] for t in ref]))
+    c_ref = float(np.median([t.extra["contrast"] for t in ref]))
+    f_ref = float(np.median([t.brightness for t in ref]))
+    out = []
+    for t, sides in dice:
+        if t.value == 1:
+            r = t.extra["r"]
+            if not cfg.one_min_size * r_ref <= r <= cfg.one_max_size * r_ref:
+                continue
+            if t.extra["contrast"] < cfg.one_min_contrast * c_ref:
+                continue
+            if t.dark and t.brightness < cfg.one_min_face * f_ref:
+                continue
+        out.append((t, sides))
+    return out
+
+
+def _one_polarity(dice: list[tuple[Face, list[Face]]]) -> list[tuple[Face, list[Face]]]:
+    """Keep only the dice of the better supported pip polarity (a frame's dice are one style, and
+    light symbols on dark keys or dark print on labels are the usual lone-pip impostors)."""
+    score = {True: 0.0, False: 0.0}
+    for t, _ in dice:
+        score[t.dark] += t.value if t.value > 1 else 0.5
+    keep = score[True] >= score[False]
+    return [(t, s) for t, s in dice if t.dark == keep]
+
+
+def _shape_diff(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    return math.sqrt((a[0] - b[0]) ** 2 + 2 * (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+def _face_shape(f: Face) -> tuple[float, float, float]:
+    return (f.extra["sxx"], f.extra["sxy"], f.extra["syy"])
+
+
+def _board_shape(board: Any, xy: tuple[float, float]) -> tuple[float, float, float] | None:
+    """Normalised shape of a small square lying flat on the board at image point `xy`."""
+    try:
+        u, v = (float(t) for t in board.to_board(np.asarray(xy, np.float64)))
+        aspect = float(getattr(board, "aspect", 1.0)) or 1.0
+        eps = 0.005
+        p = np.asarray(board.to_image([[u, v], [u + eps, v], [u, v + eps / aspect]]), np.float64)
+    except Exception:  # noqa: BLE001 - a geometry object without these methods: no board prior
+        return None
+    j = np.stack([p[1] - p[0], p[2] - p[0]], axis=1) / eps
+    sm = j @ j.T
+    det = float(np.linalg.det(sm))
+    if det <= 1e-12:
+        return None
+    sm = sm / math.sqrt(det)
+    return (float(sm[0, 0]), float(sm[0, 1]), float(sm[1, 1]))
+
+
+def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
+            offset: tuple[float, float] = (0.0, 0.0)) -> list[bool]:
+    """Is each die cocked?  A flat die's top face is parallel to the table, so it is foreshortened
+    like the board plane (known from the calibration) or, without a board, like the other dice's
+    top faces.  A die leaning on an edge is tilted by 20-45 degrees, which changes that shape; it
+    also shows a large side face (with a board: a side face whose pips are rounder than
+    `cocked_side_ratio`)."""
+    out = []
+    shapes = [_face_shape(t) for t, _ in dice]
+    for k, (t, sides) in enumerate(dice):
+        ref = None
+        if board is not None:
+            ref = _board_shape(board, (t.centre[0] / scale + offset[0], t.centre[1] / scale + offset[1]))
+        elif len(dice) >= 3:
+            others = [shapes[i] for i in range(len(dice)) if i != k]
+            ref = tuple(float(np.median([o[c] for o in others])) for c in range(3))  # type: ignore[assignment]
+        if ref is None:
+            out.append(False)
+            continue
+        diff = _shape_diff(shapes[k], ref)  # type: ignore[arg-type]
+        side = max((s.axes[0] for s in sides), default=0.0) if board is not None else 0.0
+        if t.extra["lattice"]:
+            cocked = diff > cfg.cocked_lattice_tolerance
+        elif t.value == 1:  # one pip's moments are a poor measure of its face's shape
+            cocked = diff > cfg.cocked_one_tolerance or (
+                diff > cfg.cocked_pip_tolerance and side >= cfg.cocked_side_ratio)
+        else:
+            cocked = diff > cfg.cocked_pip_tolerance or (
+                diff > cfg.cocked_lattice_tolerance and side >= cfg.cocked_side_ratio)
+        out.append(bool(cocked or side >= cfg.cocked_side_alone))
+    return out
+
+
+def read_dice_timed(
+    image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None
+) -> tuple[list[DieReading], DiceTimings]:
+    """`read_dice` plus the time spent in each stage."""
+    cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or DiceConfig()
+    tm = DiceTimings()
+    t0 = time.perf_counter()
+    if image_bgr.ndim == 3:
+        gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    else:
+        gray = image_bgr
+    h, w = gray.shape
+    scale = 1.0
+    offset = (0.0, 0.0)
+    if board is not None:
+        # Keep to the playing surface plus a margin; find candidate windows at the camera's
+        # resolution, then read each window rescaled so that a die is about `board_die_target` px
+        # (the pips of a 16 mm die are only ~3 px wide on a 1280 px frame).
+        mask = board.surface_mask((h, w), scale=1.0, grow=cfg.board_grow)
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            return [], tm
+        x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+        centre = np.asarray(board.to_image([0.5, 0.5]), np.float64).reshape(2)
+        die_px = float(board.die_size_px(centre))
+        scale = float(np.clip(cfg.board_die_target / max(die_px, 1.0), cfg.board_min_scale, cfg.board_max_scale))
+        offset = (float(x0), float(y0))
+        g_roi = gray[y0:y1, x0:x1]
+        m_roi = mask[y0:y1, x0:x1] > 0
+        wcfg = _board_config(cfg, die_px * scale)
+        t1 = time.perf_counter()
+        windows = _candidate_windows(g_roi, m_roi, die_px, cfg)
+        faces = []
+        seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
+        for wx0, wy0, wx1, wy1 in windows:
+            size = (round((wx1 - wx0) * scale), round((wy1 - wy0) * scale))
+            gw = cv2.resize(g_roi[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_LINEAR)
+            rw = cv2.resize(m_roi[wy0:wy1, wx0:wx1].astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+            wpips = find_pips(gw, wcfg, rw)
+            dx, dy = wx0 * scale, wy0 * scale
+            ids = []
+            for p in wpips:
+                x, y = p.x + dx, p.y + dy
+                for k, (sx, sy) in enumerate(seen):
+                    if abs(sx - x) <= 2.0 and abs(sy - y) <= 2.0:
+                        ids.append(k)
+                        break
+                else:
+                    ids.append(len(seen))
+                    seen.append((x, y))
+            faces += [_shift_face(f, dx, dy, ids) for f in find_faces(wpips, gw, wcfg)]
+        cfg = wcfg
+        t2 = time.perf_counter()
+        faces = [f for f in faces if _size_fits(f, board, scale, offset, cfg)]
+        faces = select_faces(faces, cfg)
+    else:
+        if max(h, w) > cfg.max_side:
+            scale = cfg.max_side / max(h, w)
+            gray = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        t1 = time.perf_counter()
+        pips = find_pips(gray, cfg, None)
+        t2 = time.perf_counter()
+        faces = select_faces(find_faces(pips, gray, cfg), cfg)
+    t3 = time.perf_counter()
+    tilt = None
+    if board is not None:
+        def tilt(f: Face) -> float:
+            ref = _board_shape(board, (f.centre[0] / scale + offset[0], f.centre[1] / scale + offset[1]))
+            return _shape_diff(_face_shape(f), ref) if ref is not None else 0.0
+    dice = _plausible_ones(assign_top_faces(faces, cfg, tilt), cfg)
+    if cfg.one_polarity:
+        dice = _one_polarity(dice)
+    cocked = _cocked(dice, cfg, board, scale, offset)
+    readings = []
+    for (top, _sides), is_cocked in zip(dice, cocked, strict=True):
+        x, y, bw, bh = top.box
+        conf = max(0.0, min(1.0, 1.0 - 2.0 * top.error)) * (0.6 if top.value == 1 else 1.0)
+        if conf < cfg.min_confidence:
+            continue
+        readings.append(
+            DieReading(
+                value=top.value,
+                box=(round(x / scale + offset[0]), round(y / scale + offset[1]), round(bw / scale), round(bh / scale)),
+                centre=(top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1]),
+                confidence=round(conf, 3),
+                cocked=bool(is_cocked),
+            )
+        )
+    readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
+    t4 = time.perf_counter()
+    tm.prepare_ms = (t1 - t0) * 1e3
+    tm.pips_ms = (t2 - t1) * 1e3
+    tm.faces_ms = (t3 - t2) * 1e3
+    tm.dice_ms = (t4 - t3) * 1e3
+    return readings, tm
+
+
+def _shift_face(f: Face, dx: float, dy: float, ids: list[int]) -> Face:
+    """The face moved by (dx, dy) px, its pips renumbered by `ids` (windows number their pips
+    independently; a pip seen in two overlapping windows gets one number)."""
+    from dataclasses import replace
+
+    x, y, bw, bh = f.box
+    return replace(f, centre=(f.centre[0] + dx, f.centre[1] + dy),
+                   box=(int(math.floor(x + dx)), int(math.floor(y + dy)), bw, bh),
+                   pips=tuple(ids[i] for i in f.pips))
+
+
+def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
+                       cfg: DiceConfig) -> list[tuple[int, int, int, int]]:
+    """Regions that may hold a die: clusters of small dark-on-light or light-on-dark blobs (pip
+    candidates) at the camera's resolution, each grown by about a die's size."""
+    k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
+    kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    bh = cv2.subtract(cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern), gray)
+    wh = cv2.subtract(gray, cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern))
+    t = cfg.window_contrast
+    max_d = cfg.board_max_pip_die * die_px * 1.5
+    found = []
+    for hat in (bh, wh):  # separately: between dark pips a light face is itself a "light blob"
+        cand = ((hat >= t) & roi).astype(np.uint8)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=8)
+        if n <= 1:
+            continue
+        ok = (stats[1:, cv2.CC_STAT_WIDTH] <= max_d) & (stats[1:, cv2.CC_STAT_HEIGHT] <= max_d)
+        ok &= stats[1:, cv2.CC_STAT_AREA] >= 2
+        found.append(cents[1:][ok])
+    if not found:
+        return []
+    pts = np.concatenate(found)
+    if len(pts) == 0:
+        return []
+    # Greedy grouping: a blob joins a window if the window, grown to hold it, stays within
+    # `window_max_dice` die edges; so a die's pips share a window and texture cannot chain.
+    h, w = gray.shape
+    pad = cfg.window_pad * die_px
+    cap = cfg.window_max_dice * die_px
+    groups: list[list[float]] = []  # [minx, miny, maxx, maxy]
+    for x, y in pts[np.argsort(pts[:, 0])]:
+        for gb in groups:
+            nx0, ny0 = min(gb[0], x), min(gb[1], y)
+            nx1, ny1 = max(gb[2], x), max(gb[3], y)
+            if nx1 - nx0 + 2 * pad <= cap and ny1 - ny0 + 2 * pad <= cap:
+                gb[:] = [nx0, ny0, nx1, ny1]
+                break
+        else:
+            groups.append([x, y, x, y])
+    boxes = [(int(max(0, gb[0] - pad)), int(max(0, gb[1] - pad)), int(min(w, gb[2] + pad + 1)),
+              int(min(h, gb[3] + pad + 1))) for gb in groups]
+    return boxes
+
+
+def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Merge overlapping boxes until none overlap."""
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
+    """Pip sizes follow from the expected die size when the board is known."""
+    from dataclasses import replace
+
+    return replace(cfg, hat_kernel_px=cfg.board_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
+                   rect_kernel=True, boundary_radius=0.0)
+
+
+def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
+    """With a board the die size is known: a face's implied edge must be near it."""
+    try:
+        xy = (f.centre[0] / scale + offset[0], f.centre[1] / scale + offset[1])
+        expected = float(board.die_size_px(xy)) * scale
+    except Exception:  # noqa: BLE001
+        return True
+    if f.value == 1:
+        got = f.extra["r"] / cfg.board_pip_die  # pip radius / expected share of the edge
+    else:
+        got = _edge_px(f, cfg)
+    return cfg.board_size_min <= got / max(expected, 1e-6) <= cfg.board_size_max
+
+
+def read_dice(image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None) -> list[DieReading]:
+    """Find the dice in a BGR frame and read their top faces.  `board` (a calibration
+    `BoardGeometry`) is optional: without it any photo works; with it the search keeps to the
+    playing surface (and a margin around it, to see dice that fell off) and expects dice of the
+    board's scale, and cocked dice are judged against the board plane."""
+    return read_dice_timed(image_bgr, config, board)[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 4: roll validity (RULES.md §1.6)
+
+
+def roll_validity(
+    dice: list[DieReading], board: Any, checker_mask: np.ndarray | None = None, *, opening: bool = False
+) -> RollValidity:
+    """Judge the dice lying on the board: `none` without dice; `void` when a die is off the playing
+    surface (or on the bar), rests on a checker (most of its footprint in `checker_mask`, uint8
+    255 = checker, image-sized), is cocked, or when the dice lie in different halves (not for
+    the single dice of an opening roll, `opening`); otherwise `valid` with the half they lie in."""
+    if not dice:
+        return RollValidity("none", None, None)
+    halves: list[str] = []
+    for d in dice:
+        h = board.half(d.centre) if board is not None else None
+        if h not in ("left", "right"):
+            return RollValidity("void", "off_board", None)
+        halves.append(h)
+    if checker_mask is not None:
+        for d in dice:
+            if _on_checker(d, checker_mask):
+                return RollValidity("void", "on_checker", None)
+    if any(d.cocked for d in dice):
+        return RollValidity("void", "cocked", None)
+    if len(set(halves)) > 1:
+        if opening:
+            return RollValidity("valid", None, None)
+        return RollValidity("void", "different_halves", None)
+    return RollValidity("valid", None, halves[0])  # type: ignore[arg-type]
+
+
+def _on_checker(d: DieReading, mask: np.ndarray) -> bool:
+    """Most of the die's top face lies over a checker."""
+    h, w = mask.shape[:2]
+    x, y, bw, bh = d.box
+    cx, cy = d.centre
+    half = max(bw, bh) / 2.0 + 2
+    x0, x1 = int(max(0, cx - half)), int(min(w, cx + half + 1))
+    y0, y1 = int(max(0, cy - half)), int(min(h, cy + half + 1))
+    if x0 >= x1 or y0 >= y1:
+        return False
+    region = mask[y0:y1, x0:x1]
+    return bool((region > 0).mean() >= 0.5)

@@ -1,0 +1,159 @@
+"""Score a labelled dataset (INTERFACES.md §2 ``referee vision eval``) frame by frame.
+
+The summary keys and their definitions are the contract: ``point_accuracy`` and ``board_exact``
+over non-occluded frames; ``dice_exact`` over non-occluded ``valid`` frames; ``void_detected`` over
+non-occluded ``void`` frames; ``valid_flagged_void`` over non-occluded ``valid`` frames;
+``occlusion_refused`` over occluded frames; ``false_occlusion`` over non-occluded frames.
+A fraction with an empty denominator is reported as ``null``.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.config import VisionConfig
+from vision.dataset import calibration_for, load_dataset
+from vision.observation import Observation
+from vision.pipeline import Reader
+
+__all__ = ["FrameResult", "evaluate", "summarise", "SUMMARY_KEYS"]
+
+SUMMARY_KEYS = (
+    "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
+    "occlusion_refused", "false_occlusion", "read_ms_median", "read_ms_p95", "gate_ms_median",
+)
+
+
+@dataclass
+class FrameResult:
+    name: str
+    occluded: bool
+    refused: bool
+    roll: str
+    read_roll: str
+    points_exact: int
+    board_exact: bool
+    dice_exact: bool
+    read_ms: float
+    gate_ms: float
+    wrong_points: list[int] = field(default_factory=list)
+    truth_dice: list[int] = field(default_factory=list)
+    read_dice: list[int] = field(default_factory=list)
+    void_reason: str | None = None
+    read_void_reason: str | None = None
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "frame": self.name, "occluded": int(self.occluded), "refused": int(self.refused),
+            "roll": self.roll, "read_roll": self.read_roll, "void_reason": self.void_reason or "",
+            "read_void_reason": self.read_void_reason or "", "points_exact": self.points_exact,
+            "board_exact": int(self.board_exact), "dice": " ".join(map(str, self.truth_dice)),
+            "read_dice": " ".join(map(str, self.read_dice)), "dice_exact": int(self.dice_exact),
+            "wrong_points": " ".join(f"P{p}" if p <= 24 else "bar" for p in self.wrong_points),
+            "read_ms": round(self.read_ms, 2), "gate_ms": round(self.gate_ms, 3),
+        }
+
+
+def score_frame(name: str, label: dict[str, Any], obs: Observation, read_ms: float, gate_ms: float) -> FrameResult:
+    truth_points = [tuple(int(v) for v in p) for p in label["points"]]
+    bar = label.get("bar") or {}
+    truth_bar = (int(bar.get("light", 0)), int(bar.get("dark", 0)))
+    wrong: list[int] = []
+    exact = 0
+    if obs.points is not None:
+        for i, (t, r) in enumerate(zip(truth_points, obs.points, strict=True)):
+            if tuple(t) == tuple(r):
+                exact += 1
+            else:
+                wrong.append(i + 1)
+        if tuple(obs.bar) != truth_bar:
+            wrong.append(25)
+    truth_dice = sorted(int(d["value"]) for d in label.get("dice") or [])
+    read_dice = sorted(int(d["value"]) for d in obs.dice)
+    return FrameResult(
+        name=name,
+        occluded=bool(label.get("occluded")),
+        refused=obs.refused,
+        roll=str(label.get("roll")),
+        read_roll=obs.roll,
+        points_exact=exact,
+        board_exact=obs.points is not None and not wrong,
+        dice_exact=Counter(truth_dice) == Counter(read_dice),
+        read_ms=read_ms,
+        gate_ms=gate_ms,
+        wrong_points=wrong,
+        truth_dice=truth_dice,
+        read_dice=read_dice,
+        void_reason=label.get("void_reason"),
+        read_void_reason=obs.void_reason,
+    )
+
+
+def _frac(num: int, den: int) -> float | None:
+    return None if den == 0 else num / den
+
+
+def _p95(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def summarise(results: list[FrameResult]) -> dict[str, Any]:
+    clear = [r for r in results if not r.occluded]
+    occluded = [r for r in results if r.occluded]
+    read_clear = [r for r in clear if not r.refused]
+    valid = [r for r in clear if r.roll == "valid"]
+    void = [r for r in clear if r.roll == "void"]
+    # Refused clear frames count as wrong on every point (they were not read).
+    points_total = 24 * len(clear)
+    points_ok = sum(r.points_exact for r in read_clear)
+    read_times = [r.read_ms for r in results]
+    summary: dict[str, Any] = {
+        "frames": len(results),
+        "point_accuracy": _frac(points_ok, points_total),
+        "board_exact": _frac(sum(r.board_exact for r in clear), len(clear)),
+        "dice_exact": _frac(sum(r.dice_exact and not r.refused for r in valid), len(valid)),
+        "void_detected": _frac(sum(r.read_roll == "void" for r in void), len(void)),
+        "valid_flagged_void": _frac(sum(r.read_roll == "void" for r in valid), len(valid)),
+        "occlusion_refused": _frac(sum(r.refused for r in occluded), len(occluded)),
+        "false_occlusion": _frac(sum(r.refused for r in clear), len(clear)),
+        "read_ms_median": statistics.median(read_times) if read_times else 0.0,
+        "read_ms_p95": _p95(read_times),
+        "gate_ms_median": statistics.median([r.gate_ms for r in results]) if results else 0.0,
+    }
+    return summary
+
+
+def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_path: str | Path | None = None,
+             limit: int | None = None) -> tuple[dict[str, Any], list[FrameResult]]:
+    """Read every frame of a dataset and score it; optionally write one CSV row per frame."""
+    config = config or VisionConfig()
+    dataset = load_dataset(dataset_path)
+    calib = calibration_for(dataset, config)
+    reader = Reader(calib, config)
+    results: list[FrameResult] = []
+    frames = dataset.frames if limit is None else dataset.frames[:limit]
+    for name in frames:
+        image = dataset.image(name)
+        label = dataset.label(name)
+        state = reader.gate.update(image)
+        t0 = time.perf_counter()
+        obs = reader.read(image)
+        read_ms = (time.perf_counter() - t0) * 1000
+        results.append(score_frame(name, label, obs, read_ms, state.ms))
+    summary = summarise(results)
+    if csv_path is not None:
+        rows = [r.row() for r in results]
+        with Path(csv_path).open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["frame"])
+            writer.writeheader()
+            writer.writerows(rows)
+    return summary, results

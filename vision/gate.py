@@ -1,0 +1,142 @@
+"""The per-frame gate: is something moving, is a hand or arm over the board, is the scene settled?
+
+It runs on every camera frame, so it works on a small downscaled copy (``config.gate_width`` px
+wide) and costs a few milliseconds.  A hand or arm reaches the playing surface from outside it,
+so an occluder is a region that differs from the reference frame both *outside* the surface
+(crossing the board's rim) and *inside* it; checkers and dice never cross the rim.  A frame with
+an occluder is never read; "settled" means no motion and no occluder for ``settle_seconds``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.config import VisionConfig
+
+__all__ = ["Gate", "GateState", "detect_occluder"]
+
+
+@dataclass
+class GateState:
+    moving: bool
+    hand: bool
+    settled: bool
+    still_for: float  # seconds without motion or hand
+    ms: float  # time this frame cost in the gate
+
+
+class _GateModel:
+    """Downscaled reference and masks, computed once per calibration and frame size."""
+
+    def __init__(self, calib: Calibration, config: VisionConfig, shape: tuple[int, int]) -> None:
+        h, w = shape
+        self.scale = config.gate_width / w
+        self.size = (config.gate_width, max(8, int(round(h * self.scale))))
+        gw, gh = self.size
+        geo = calib.geometry
+        self.inside = geo.surface_mask((gh, gw), self.scale, grow=-0.01) > 0
+        self.outside = ~(geo.surface_mask((gh, gw), self.scale, grow=config.hand_outside_margin) > 0)
+        self.near = geo.surface_mask((gh, gw), self.scale, grow=0.02) > 0
+        self.surface_px = max(1, int(self.inside.sum()))
+        surface_w = float(np.linalg.norm(geo.corners[1] - geo.corners[0])) * self.scale
+        self.bridge = max(3, int(round((config.hand_outside_margin + 0.015) * surface_w)) + 2) | 1
+        ref = calib.reference_frame
+        if ref is not None and ref.shape[:2] == (h, w):
+            small = cv2.resize(ref, self.size, interpolation=cv2.INTER_AREA)
+            self.ref_lab: np.ndarray | None = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+            ring = self.outside & ~(geo.surface_mask((gh, gw), self.scale, grow=0.25) > 0)
+            self.ring = ring if ring.sum() > 50 else self.outside
+        else:
+            self.ref_lab = None
+            self.ring = self.outside
+
+
+def _skin(lab: np.ndarray) -> np.ndarray:
+    """Skin-like pixels (any complexion): warm hue, moderate chroma, not too dark."""
+    a = lab[..., 1] - 128
+    b = lab[..., 2] - 128
+    return (lab[..., 0] > 45) & (a > 6) & (a < 45) & (b > 8) & (b < 50) & (b > 0.5 * a)
+
+
+def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConfig) -> bool:
+    """True when a hand or arm is over the playing surface."""
+    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if model.ref_lab is None:
+        skin = _skin(lab) & model.inside
+        return bool(skin.sum() > config.skin_min_fraction * model.surface_px)
+    ref = model.ref_lab
+    # Global brightness change measured outside the board, where nothing should have changed.
+    ring_now = lab[..., 0][model.ring]
+    ring_ref = ref[..., 0][model.ring]
+    gain = float(np.median(ring_now + 8) / max(np.median(ring_ref + 8), 1.0)) if ring_now.size else 1.0
+    gain = float(np.clip(gain, 0.6, 1.6))
+    diff = lab - ref
+    lum = np.abs(lab[..., 0] - ref[..., 0] * gain)
+    chroma = np.sqrt(diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    changed = ((chroma > config.hand_chroma_threshold) | (lum > config.hand_luma_threshold)).astype(np.uint8)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    # The arm may match the board's rim in colour: bridge the rim band before linking.
+    bridged = cv2.dilate(changed, np.ones((model.bridge, model.bridge), np.uint8))
+    count, labels = cv2.connectedComponents(bridged, connectivity=8)
+    if count <= 1:
+        return False
+    total = small_bgr.shape[0] * small_bgr.shape[1]
+    on = changed > 0
+    out_ids = np.bincount(labels[model.outside & on], minlength=count)
+    in_ids = np.bincount(labels[model.inside & on], minlength=count)
+    for k in range(1, count):
+        if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
+            return True
+    return False
+
+
+class Gate:
+    """Feed it every frame; it says whether the scene is moving, occluded or settled."""
+
+    def __init__(self, calib: Calibration, config: VisionConfig | None = None) -> None:
+        self.calib = calib
+        self.config = config or VisionConfig()
+        self._model: _GateModel | None = None
+        self._previous: np.ndarray | None = None
+        self._still_since: float | None = None
+
+    def _prepare(self, frame: np.ndarray) -> tuple[_GateModel, np.ndarray]:
+        h, w = frame.shape[:2]
+        if self._model is None or self._model.size[0] != self.config.gate_width or (
+            abs(self._model.scale - self.config.gate_width / w) > 1e-9
+        ):
+            self._model = _GateModel(self.calib, self.config, (h, w))
+        small = cv2.resize(frame, self._model.size, interpolation=cv2.INTER_AREA)
+        return self._model, small
+
+    def occluded(self, frame: np.ndarray) -> bool:
+        """Only the hand test (used by the reader on a frame it is about to read)."""
+        model, small = self._prepare(frame)
+        return detect_occluder(model, small, self.config)
+
+    def update(self, frame: np.ndarray, now: float | None = None) -> GateState:
+        t0 = time.perf_counter()
+        now = time.monotonic() if now is None else now
+        model, small = self._prepare(frame)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        moving = False
+        if self._previous is not None and self._previous.shape == gray.shape:
+            delta = cv2.absdiff(gray, self._previous)
+            moved = (delta > self.config.motion_threshold) & model.near
+            moving = bool(moved.sum() > self.config.motion_fraction * model.surface_px)
+        self._previous = gray
+        hand = detect_occluder(model, small, self.config)
+        if moving or hand or self._still_since is None:
+            self._still_since = now if not (moving or hand) else None
+        still_for = 0.0 if self._still_since is None else now - self._still_since
+        settled = self._still_since is not None and still_for >= self.config.settle_seconds
+        return GateState(moving, hand, settled, still_for, (time.perf_counter() - t0) * 1000)
+
+    def reset(self) -> None:
+        self._previous = None
+        self._still_since = None

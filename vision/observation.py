@@ -1,0 +1,134 @@
+"""What the camera saw in one settled frame, and its conversion into a ``rules`` position.
+
+Counts are physical: ``points[i]`` is (light, dark) on physical point P(i+1) (INTERFACES.md §3:
+P1 bottom-right, P12 bottom-left, P13 top-left, P24 top-right).  Which side is which player and
+how the players' own numbering lies on the board is an orientation chosen by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.position import Position, opponent_point
+
+__all__ = ["Observation", "ORIENTATIONS", "physical_point", "position_to_physical"]
+
+#: Where the light side's home board (its points 1..6) lies in the board frame.
+ORIENTATIONS = ("bottom-right", "bottom-left", "top-left", "top-right")
+
+
+def physical_point(own: int, orientation: str = "bottom-right") -> int:
+    """The physical point P1..P24 holding the light side's own point ``own`` (1..24)."""
+    if not 1 <= own <= 24:
+        raise ValueError(f"point must be 1..24, not {own}")
+    if orientation == "bottom-right":
+        return own
+    if orientation == "top-left":
+        return (own + 11) % 24 + 1
+    mirrored = 13 - own if own <= 12 else 37 - own
+    if orientation == "bottom-left":
+        return mirrored
+    if orientation == "top-right":
+        return (mirrored + 11) % 24 + 1
+    raise ValueError(f"unknown orientation {orientation!r} (one of {', '.join(ORIENTATIONS)})")
+
+
+def _sides(variant: str, orientation: str) -> tuple[list[int], list[int]]:
+    """Physical point (1-based) of each own point 1..24, for light and for dark."""
+    light = [physical_point(n, orientation) for n in range(1, 25)]
+    # Dark's own point m is light's point opponent_point(variant, m) (the mapping is symmetric).
+    dark = [light[opponent_point(variant, m) - 1] for m in range(1, 25)]
+    return light, dark
+
+
+def position_to_physical(
+    position: Position, light_on_roll: bool = True, orientation: str = "bottom-right"
+) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """Physical (light, dark) counts per point and on the bar for ``position``."""
+    light_side = position.mover if light_on_roll else position.opponent
+    dark_side = position.opponent if light_on_roll else position.mover
+    light_map, dark_map = _sides(position.variant, orientation)
+    counts = [[0, 0] for _ in range(24)]
+    for n in range(24):
+        counts[light_map[n] - 1][0] += light_side[n]
+        counts[dark_map[n] - 1][1] += dark_side[n]
+    return [(a, b) for a, b in counts], (light_side[24], dark_side[24])
+
+
+@dataclass
+class Observation:
+    """One frame read: physical counts, dice, roll validity, occlusion, confidence, timings.
+
+    ``refused`` is True when the frame must not be read as a position (a hand over the board, no
+    calibration); then ``points`` is None.
+    """
+
+    points: list[tuple[int, int]] | None
+    bar: tuple[int, int] = (0, 0)
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    roll: str = "none"
+    void_reason: str | None = None
+    dice_half: str | None = None
+    occluded: bool = False
+    refused: bool = False
+    reason: str | None = None
+    confidence: float = 0.0
+    point_confidence: list[float] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Checkers seen on the surface per colour (not forced to 15: borne off or in a hand)."""
+        if self.points is None:
+            return (0, 0)
+        return (
+            sum(p[0] for p in self.points) + self.bar[0],
+            sum(p[1] for p in self.points) + self.bar[1],
+        )
+
+    def problems(self) -> list[str]:
+        """Human-readable doubts: more than 15 of a colour, mixed points."""
+        out: list[str] = []
+        if self.points is None:
+            return [self.reason or "frame not read"]
+        for name, total in zip(("light", "dark"), self.totals, strict=True):
+            if total > 15:
+                out.append(f"{total} {name} checkers seen (at most 15)")
+        for i, (a, b) in enumerate(self.points):
+            if a and b:
+                out.append(f"both colours seen on P{i + 1}")
+        return out
+
+    def to_position(
+        self, variant: str = "backgammon", light_on_roll: bool = True, orientation: str = "bottom-right"
+    ) -> Position:
+        """The position in ``rules`` terms, seen from the side on roll.
+
+        Raises ValueError when the frame was refused or the counts cannot be a position.
+        """
+        if self.points is None:
+            raise ValueError(f"frame was not read: {self.reason or 'refused'}")
+        light_map, dark_map = _sides(variant, orientation)
+        light = [self.points[light_map[n] - 1][0] for n in range(24)] + [self.bar[0]]
+        dark = [self.points[dark_map[n] - 1][1] for n in range(24)] + [self.bar[1]]
+        mover, opponent = (light, dark) if light_on_roll else (dark, light)
+        return Position(tuple(mover), tuple(opponent), variant)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": None if self.points is None else [list(p) for p in self.points],
+            "bar": {"light": self.bar[0], "dark": self.bar[1]},
+            "dice": self.dice,
+            "roll": self.roll,
+            "void_reason": self.void_reason,
+            "dice_half": self.dice_half,
+            "occluded": self.occluded,
+            "refused": self.refused,
+            "reason": self.reason,
+            "totals": {"light": self.totals[0], "dark": self.totals[1]},
+            "problems": self.problems(),
+            "confidence": round(self.confidence, 3),
+            "point_confidence": [round(c, 3) for c in self.point_confidence],
+            "timings_ms": {k: round(v, 2) for k, v in self.timings.items()},
+        }

@@ -1,0 +1,155 @@
+"""Frame -> :class:`Observation`: the named, timed stages of one read.
+
+Stages (each a function of config and image, each timed into ``Observation.timings``):
+``occlusion`` (hand/arm gate) -> ``warp`` (homography to the canonical board) -> ``illumination``
+(divide out the lighting change since calibration) -> ``occupancy`` -> ``dice`` (vision.dice) ->
+``checkers`` (points and bar) -> ``validity`` (roll validity, vision.dice).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.checkers import (
+    checker_colours,
+    checker_mask,
+    normalise_illumination,
+    occupancy_map,
+    read_checkers,
+)
+from vision.config import VisionConfig
+from vision.gate import Gate
+from vision.observation import Observation
+
+__all__ = ["Reader", "dice_module", "simple_roll_validity"]
+
+
+def dice_module() -> Any | None:
+    """The dice reader (vision.dice), or None while it is not installed."""
+    try:
+        from vision import dice
+    except ImportError:
+        return None
+    return dice if hasattr(dice, "read_dice") else None
+
+
+class Reader:
+    """Reads settled frames of one calibrated board."""
+
+    def __init__(self, calibration: Calibration, config: VisionConfig | None = None) -> None:
+        self.calibration = calibration
+        self.config = config or VisionConfig()
+        self.gate = Gate(calibration, self.config)
+        self._dice = dice_module() if self.config.use_dice else None
+
+    def read(self, image: np.ndarray) -> Observation:
+        config = self.config
+        calib = self.calibration
+        timings: dict[str, float] = {}
+        t_start = time.perf_counter()
+
+        def timed(name: str, fn: Callable[[], Any]) -> Any:
+            t0 = time.perf_counter()
+            result = fn()
+            timings[name] = (time.perf_counter() - t0) * 1000
+            return result
+
+        if image is None or image.ndim != 3:
+            raise ValueError("a frame must be a colour image")
+        w, h = calib.geometry.image_size
+        if image.shape[:2] != (h, w):
+            raise ValueError(f"frame is {image.shape[1]}x{image.shape[0]}, calibration expects {w}x{h}")
+        occluded = timed("occlusion", lambda: self.gate.occluded(image))
+        if occluded:
+            timings["total"] = (time.perf_counter() - t_start) * 1000
+            return Observation(points=None, occluded=True, refused=True, reason="hand over the board",
+                               timings=timings)
+        if calib.background is None:
+            raise ValueError("calibration has no empty-board reference; calibrate with the empty board")
+        canon = timed("warp", lambda: calib.geometry.warp(image, calib.canonical_width))
+        canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
+        lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
+        occ = timed("occupancy", lambda: occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib)))
+        dice: list[Any] = []
+        if self._dice is not None:
+            dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry)))
+        unknown = np.zeros(occ.shape, bool)
+        if dice:
+            unknown = self._dice_mask(dice, occ.shape)
+        reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ))
+        roll, void_reason, half = "none", None, None
+        if dice and self._dice is not None:
+            def validity() -> tuple[str, str | None, str | None]:
+                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2])
+                judge = getattr(self._dice, "roll_validity", None) or simple_roll_validity
+                return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
+
+            roll, void_reason, half = timed("validity", validity)
+        points = [(p.light, p.dark) for p in reading.points]
+        confidences = [p.confidence for p in reading.points]
+        timings["total"] = (time.perf_counter() - t_start) * 1000
+        return Observation(
+            points=points,
+            bar=(reading.bar_light, reading.bar_dark),
+            dice=[_die_json(d) for d in dice],
+            roll=roll,
+            void_reason=void_reason,
+            dice_half=half,
+            occluded=False,
+            refused=False,
+            confidence=float(min(confidences + [reading.bar_confidence])),
+            point_confidence=confidences,
+            timings=timings,
+        )
+
+    def _dice_mask(self, dice: list[Any], shape: tuple[int, int]) -> np.ndarray:
+        geo = self.calibration.geometry
+        h, w = shape
+        mask = np.zeros(shape, np.uint8)
+        m = geo.warp_matrix(self.calibration.canonical_width)
+        for die in dice:
+            x, y, bw, bh = die.box
+            grow = 0.15
+            quad = np.array([[x - grow * bw, y - grow * bh], [x + bw * (1 + grow), y - grow * bh],
+                             [x + bw * (1 + grow), y + bh * (1 + grow)], [x - grow * bw, y + bh * (1 + grow)]],
+                            np.float64)
+            pts = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), m).reshape(-1, 2)
+            cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 1)
+        del w, h
+        return mask.astype(bool)
+
+
+def simple_roll_validity(dice: list[Any], geometry: Any, mask: np.ndarray | None) -> tuple[str, str | None, str | None]:
+    """Fallback judge used only while vision.dice has no ``roll_validity``: off the surface, cocked,
+    on a checker, different halves, in that order."""
+    if not dice:
+        return "none", None, None
+    halves = []
+    for die in dice:
+        if not geometry.on_surface(die.centre):
+            return "void", "off_board", None
+        if getattr(die, "cocked", False):
+            return "void", "cocked", None
+        x, y = (int(round(v)) for v in die.centre)
+        if mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and mask[y, x]:
+            return "void", "on_checker", None
+        halves.append(geometry.half(die.centre))
+    if len(set(halves)) > 1:
+        return "void", "different_halves", None
+    return "valid", None, halves[0]
+
+
+def _die_json(die: Any) -> dict[str, Any]:
+    return {
+        "value": int(die.value),
+        "box": [int(round(v)) for v in die.box],
+        "centre": [round(float(v), 1) for v in die.centre],
+        "confidence": round(float(getattr(die, "confidence", 1.0)), 3),
+        "cocked": bool(getattr(die, "cocked", False)),
+    }
