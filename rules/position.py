@@ -41,16 +41,15 @@ def opponent_point(variant: str, point: int) -> int:
 
 
 def _encode_key(first: tuple[int, ...], second: tuple[int, ...]) -> str:
-    bits: list[int] = []
+    """80-bit key: per side and point, as many 1-bits as checkers then a 0, least significant first."""
+    value = 0
+    shift = 0
     for side in (first, second):
         for count in side:
-            bits.extend([1] * count)
-            bits.append(0)
-    data = bytearray(10)
-    for i, bit in enumerate(bits[:80]):
-        if bit:
-            data[i // 8] |= 1 << (i % 8)
-    return base64.b64encode(bytes(data)).decode("ascii").rstrip("=")
+            if count:
+                value |= ((1 << count) - 1) << shift
+            shift += count + 1
+    return base64.b64encode((value & ((1 << 80) - 1)).to_bytes(10, "little")).decode("ascii")[:14]
 
 
 def _decode_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
