@@ -46,12 +46,14 @@ def main(argv: list[str] | None = None) -> int:
         photos = [p for p in photos if photo_number(p) % 2 == want]
     ok = 0
     times = []
-    per_split = Counter()
-    per_split_n = Counter()
+    per_split: Counter[str] = Counter()
+    per_split_n: Counter[str] = Counter()
     failures = []
     t_start = time.perf_counter()
     for p in photos:
         img = cv2.imread(str(p))
+        if img is None:
+            raise SystemExit(f"cannot read {p}")
         readings, tm = read_dice_timed(img)
         times.append(tm.total_ms)
         got = sorted(r.value for r in readings)

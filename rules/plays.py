@@ -342,7 +342,9 @@ class _Fast:
         key = (*me, *opp)
         depth = len(trail)
         if self.seen is not None:
-            mark = (key, depth, head, ceiling)
+            # The ceiling prunes only canonical (unordered double) searches; elsewhere it would
+            # split identical states and make long cascades explode.
+            mark = (key, depth, head, ceiling if self.canonical else 0)
             if mark in self.seen:
                 return
             self.seen.add(mark)
@@ -541,6 +543,9 @@ def legal_results(
     """
     roll = _dice_values(dice)
     variant = find_variant(position.variant)
+    own = variant.legal_results(position, roll, first_turn=first_turn, options=options)
+    if own is not None:
+        return own
     steps, ordered = dice_steps(variant, roll)
     return generate(position, steps, ordered=ordered, first_turn=first_turn, options=options)
 
@@ -698,6 +703,9 @@ def judge(
         raise IllegalPlay(f"the position after is a {after.variant} position, not {before.variant}")
     roll = _dice_values(dice)
     variant = find_variant(before.variant)
+    own = variant.judge(before, after, roll, first_turn=first_turn, options=options)
+    if own is not None:
+        return own
     steps, ordered = dice_steps(variant, roll)
     legal = generate(before, steps, ordered=ordered, first_turn=first_turn, options=options)
     play = legal.get(after)

@@ -173,6 +173,19 @@ class SyntheticSource:
         self.scene = render.Scene(points=[(0, 0)] * 24, seed=seed)
         self._frame: np.ndarray | None = None
 
+    def calibration(self) -> Any:
+        """Calibrate this synthetic board as a user would: its corners, the empty board and the
+        backgammon starting position (returns a :class:`vision.calibration.Calibration`)."""
+        from rules.position import starting_position
+        from vision.calibration import calibrate
+
+        render = self._render
+        empty, _ = render.render(self.setup, render.Scene(points=[(0, 0)] * 24, seed=1))
+        points, bar = render.physical_counts(starting_position("backgammon"))
+        start, _ = render.render(self.setup, render.Scene(points=points, bar=bar, seed=2))
+        h, w = empty.shape[:2]
+        return calibrate(self.setup.corners, (w, h), empty=empty, start=start)
+
     def show(self, scene: Any) -> None:
         """Put ``scene`` (a :class:`vision.render.Scene`) in front of the camera."""
         self.scene = scene

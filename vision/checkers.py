@@ -144,7 +144,7 @@ def background_model(background: np.ndarray, config: VisionConfig, size: tuple[i
     gb = cv2.GaussianBlur(bg_lab[..., 0], (0, 0), 0.7)
     texture = cv2.GaussianBlur(np.abs(cv2.Laplacian(gb, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
     kernel = np.ones((5, 5), np.uint8)
-    tolerance = (config.lightness_tolerance * (bg_lab[..., 0] + 20)).astype(np.float32)
+    tolerance = np.maximum(config.lightness_tolerance * (bg_lab[..., 0] + 20), config.lightness_floor).astype(np.float32)
     model = BackgroundModel(bg_lab, cv2.dilate(texture, kernel), cv2.erode(texture, kernel), tolerance)
     if len(_BG_CACHE) > 8:
         _BG_CACHE.clear()
@@ -178,14 +178,23 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
         # Closer to a learnt checker colour than to the empty board here: a checker, even when
         # it is nearly the board's colour (cream on white, light on maple).
         d_ck = None
+        big = np.float32(1e6)
         for centre in colours:
             dc = lab - centre.reshape(1, 1, 3)
             dk = 0.6 * dc[..., 0] * dc[..., 0] + dc[..., 1] * dc[..., 1] + dc[..., 2] * dc[..., 2]
+            # Where the board itself is nearly this checker colour the test cannot tell.
+            db = bg.lab - centre.reshape(1, 1, 3)
+            board_near = 0.6 * db[..., 0] * db[..., 0] + db[..., 1] * db[..., 1] + db[..., 2] * db[..., 2]
+            dk = np.where(board_near < config.colour_separation**2, big, dk)
             d_ck = dk if d_ck is None else np.minimum(d_ck, dk)
         assert d_ck is not None
-        advantage = np.clip((dist - np.sqrt(d_ck) - config.colour_margin) * (1.0 / config.colour_scale), 0, 1)
-        # ...but only where the pixel changed noticeably at all (lighting drift is small).
-        score = np.maximum(score, advantage * np.clip(dist * (1.0 / config.colour_min_change), 0, 1))
+        # Here lightness counts in full: dark brown on walnut differs mostly in lightness.
+        dist_full = np.sqrt(0.6 * diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1] + diff[..., 2] * diff[..., 2])
+        # A pixel several times nearer a checker colour than the board's own colour here.
+        ratio = np.sqrt(d_ck) / np.maximum(dist_full, 1.0)
+        advantage = np.clip((config.colour_ratio - ratio) * (1.0 / 0.3), 0, 1)
+        # ...but only where the pixel changed noticeably at all (noise, lighting drift).
+        score = np.maximum(score, advantage * np.clip(dist_full * (1.0 / config.colour_min_change), 0, 1))
     score = cv2.GaussianBlur(np.clip(score, 0, 1.5), (0, 0), 0.6)
     # A checker the colour of its point shows only its rim: fill closed outlines.
     binary = (score > config.occupancy_threshold).astype(np.uint8)
@@ -248,9 +257,40 @@ def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[n
     return occ, lab, unknown, edge
 
 
-def _runs(occ: np.ndarray, unknown: np.ndarray, threshold: float, max_gap: int) -> list[tuple[int, int]]:
+def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
+    """Occupancy 0.4 diameters either side of the axis: it dips between checkers that touch or
+    stand apart (the board shows between two circles there), not in a tight overlapping stack."""
+    w = ctx.occ.shape[1]
+    off = 0.4 * ctx.d
+    a = int(np.clip(round(centre_x - off), 1, w - 2))
+    b = int(np.clip(round(centre_x + off), 1, w - 2))
+    side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
+    return side[::-1] if reverse else side
+
+
+def _count_separate(side: np.ndarray, start: int, end: int, d: float, threshold: float) -> int | None:
+    """Checkers in a run whose members are separated by visible gaps at the side, or None."""
+    seg = side[start:end]
+    low = seg < threshold
+    # Gaps: stretches of low side occupancy strictly inside the run, at least 0.6 d apart.
+    idx = np.flatnonzero(low)
+    if idx.size == 0:
+        return None
+    groups = np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)
+    centres = [float(g.mean()) for g in groups if g[0] > 0.3 * d and g[-1] < seg.size - 0.3 * d]
+    if len(centres) < 3:
+        return None
+    spacing = np.diff([0.0] + centres + [float(seg.size)])
+    if spacing.min() < 0.6 * d or spacing.max() > 1.5 * d:
+        return None
+    return len(centres) + 1
+
+
+def _runs(occ: np.ndarray, unknown: np.ndarray, threshold: float, max_gap: int,
+          min_tail: int = 0) -> list[tuple[int, int]]:
     """Occupied stretches [start, end) of a profile; gaps up to ``max_gap`` rows, or gaps that are
-    wholly unknown (under a die), do not split a run."""
+    wholly unknown (under a die), do not split a run.  A stretch shorter than ``min_tail`` just
+    past a die is the die's edge or shadow, not more checkers."""
     on = (occ > threshold) & ~unknown
     idx = np.flatnonzero(on)
     if idx.size == 0:
@@ -263,8 +303,11 @@ def _runs(occ: np.ndarray, unknown: np.ndarray, threshold: float, max_gap: int) 
     cur_s, cur_e = int(starts[0]), int(ends[0])
     for st, en in zip(starts[1:], ends[1:], strict=True):
         gap = int(st) - cur_e
-        if gap <= max_gap or unknown[cur_e : int(st)].all():
+        if gap <= max_gap:
             cur_e = int(en)
+        elif unknown[cur_e : int(st)].all():
+            if int(en) - int(st) >= min_tail:
+                cur_e = int(en)
         else:
             runs.append((cur_s, cur_e))
             cur_s, cur_e = int(st), int(en)
@@ -333,6 +376,10 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
     # The top checker's back rim lies about one diameter before the run's end; find the real
     # rim there (the run's end is blurred by shadows), and count spacings up to it.
     full = edge.astype(np.float64)
+    # The run's end is blurred by the top checker's shadow: its front rim is the last strong step.
+    a, b = int(max(start, end - 0.3 * d)), int(min(full.size, end + 1))
+    if b > a:
+        end = a + int(np.argmax(full[a:b])) + 1
     lo = int(max(start, end - d - 0.5 * s_fund))
     hi = int(min(full.size - 1, end - d + 0.5 * s_fund))
     if hi > lo:
@@ -345,7 +392,8 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
     return n, conf
 
 
-def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray) -> tuple[int, float]:
+def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray,
+               side: np.ndarray | None = None) -> tuple[int, float]:
     length = end - start
     ratio = length / ctx.d
     if ratio < 0.55:
@@ -353,6 +401,10 @@ def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray) -> tuple[int, 
     if ratio <= 4.45:
         n = int(round(ratio))
         return max(n, 1), float(np.clip(1 - 2 * abs(ratio - round(ratio)), 0, 1))
+    if side is not None:
+        separate = _count_separate(side, start, end, ctx.d, ctx.config.occupancy_threshold)
+        if separate is not None:
+            return separate, 0.9
     n, conf = _comb_count(edge, start, end, ctx.d, ctx.config)
     if n < 4:
         n = int(round(ratio))
@@ -368,7 +420,7 @@ def _classify(ctx: _Ctx, colour: np.ndarray) -> int:
 
 
 def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
-                  unknown: np.ndarray | None = None) -> list[int]:
+                  unknown: np.ndarray | None = None, vote: bool = True) -> list[int]:
     if n <= 0:
         return []
     length = end - start
@@ -390,6 +442,10 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
         return []
     # A point holds one colour in any legal position; out-vote stray slots (highlights, dice).
     light = out.count(0)
+    if not vote:  # the bar holds both colours
+        while len(out) < n:
+            out.append(out[-1])
+        return out
     if light >= 0.65 * len(out):
         out = [0] * n
     elif light <= 0.35 * len(out):
@@ -401,7 +457,8 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
 
 def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_base: bool = True) -> PointReading:
     occ, lab, unknown, edge = _profiles(ctx, centre_x, rows, reverse)
-    runs = _runs(occ, unknown, ctx.config.occupancy_threshold, max(1, int(0.08 * ctx.d)))
+    side = _side_profile(ctx, centre_x, rows, reverse)
+    runs = _runs(occ, unknown, ctx.config.occupancy_threshold, max(1, int(0.08 * ctx.d)), int(0.1 * ctx.d))
     if from_base:
         # Checkers stack from the board edge; anything detached from the stack (glare, a die,
         # a shadow) is not a checker.
@@ -410,17 +467,30 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         for start, end in runs:
             if start > reach:
                 break
+            if kept and kept[-1][1] - kept[-1][0] < 0.55 * ctx.d and start - kept[-1][1] < 0.6 * ctx.d:
+                # A sliver at the edge, then the stack: the first checker is the colour of the
+                # point under it (white on white) and showed only its rim.
+                start = kept.pop()[0]
             kept.append((start, end))
             reach = end + 0.5 * ctx.d
-        runs = kept
+        # A gap too short to hold a checker is a faint seam inside one stack: count the stack whole.
+        merged: list[tuple[int, int]] = []
+        for start, end in kept:
+            if merged and start - merged[-1][1] < 0.45 * ctx.d:
+                merged[-1] = (merged[-1][0], end)
+            else:
+                merged.append((start, end))
+        runs = merged
     light = dark = 0
     confs = []
     out_runs = []
     for start, end in runs:
-        n, conf = _count_run(ctx, start, end, edge)
+        if not from_base and end - start < 0.7 * ctx.d:
+            continue  # the bar: a checker is never this short (glare, a die's shadow)
+        n, conf = _count_run(ctx, start, end, edge, side)
         if n == 0:
             continue
-        colours = _slot_colours(ctx, lab, start, end, n, unknown)
+        colours = _slot_colours(ctx, lab, start, end, n, unknown, vote=from_base)
         light += colours.count(0)
         dark += colours.count(1)
         confs.append(conf)
@@ -463,6 +533,14 @@ def read_checkers(
         else:
             points.append(_read_strip(ctx, cx, slice(h - h // 2, h), True))
     bar_cx = (geo.bar_u[0] + geo.bar_u[1]) / 2 * w
+    if calib.colours.learnt and calib.background is not None:
+        # On the bar a checker colour test misleads (a wooden bar is the colour of brown
+        # checkers, and shadows make it more so): there, only change from the empty bar counts.
+        x0 = max(0, int(geo.bar_u[0] * w - 0.2 * ctx.d)) & ~1
+        x1 = min(w, int(geo.bar_u[1] * w + 0.2 * ctx.d) + 2) & ~1
+        bar_occ = occupancy_map(canon[:, x0:x1], calib.background[:, x0:x1], config, lab=ctx.lab[:, x0:x1])
+        ctx.occ = ctx.occ.copy()
+        ctx.occ[:, x0:x1] = cv2.resize(bar_occ, (x1 - x0, h))
     bar = _read_strip(ctx, bar_cx, slice(0, h), False, from_base=False)
     light = dark = 0
     for _start, _end, colours in bar.runs:

@@ -30,11 +30,12 @@ class VisionConfig:
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker
     lightness_tolerance: float = 0.15  # share of the background's lightness a change may have unnoticed
+    lightness_floor: float = 10  # Lab L change always tolerated (glare on a dark surface)
     diff_scale: float = 30.0
     texture_gain: float = 8.0  # weight of texture change against colour change
-    colour_margin: float = 4.0  # Lab units a pixel must be nearer a checker colour than the board
-    colour_scale: float = 12.0  # Lab units of that advantage that score as fully occupied
-    colour_min_change: float = 14.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
+    colour_ratio: float = 0.65  # distance to a checker colour / distance to the board's colour
+    colour_separation: float = 18.0  # Lab: board colours this near a checker colour skip that test
+    colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
     max_stack: int = 15
     min_edge_spacing: float = 0.2  # checker diameters between two detected rims
     comb_ratio: float = 0.85  # a rim spacing scoring this share of the best one is still plausible

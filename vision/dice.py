@@ -1,25 +1,33 @@
 """Find dice in a camera frame, read their values, and judge a roll's physical validity.
 
-Method (classical, no learning):
+Method (classical, no learning; every threshold in `DiceConfig`, every stage timed):
 
 1. **Pips** (`find_pips`): dark-on-light pips are peaks of a morphological black-hat (closing minus
-   image), light-on-dark pips peaks of a white-hat (image minus opening).  Each connected blob is
-   kept when it is small, filled, elliptical, much darker (lighter) than its immediate ring, and
-   that ring is uniform: a pip sits inside a plain face.  Second moments give each pip's ellipse,
-   which tells how its face is foreshortened.
-2. **Faces** (`find_faces`): pips that could share a face (similar size and ellipse, close in the
-   face's own rectified coordinates, a plain face between them) are linked; inside each linked
-   group every subset of up to six pips is tried against the six die-face layouts, after
-   rectifying by the pips' mean ellipse, so only a similarity transform is left to match.  A face
-   must also be *closed*: no other compatible pip may lie inside it (four corners of a six are not
-   a four).  Clutter (keyboard keys, text, wood knots) almost never passes this layout check.
-3. **Dice** (`read_dice`): faces are chosen best-first without sharing pips; faces of one die
-   (adjacent, on one bright body) are merged and its top face is the one nearest the camera's
-   "up" (highest in the image, brightest, roundest pips).  A die whose top face is strongly
-   foreshortened relative to the others, with a large side face showing, is flagged `cocked`.
-4. **Validity** (`roll_validity`): RULES.md §1.6 using the board geometry.
+   image), light-on-dark pips peaks of a white-hat (image minus opening).  A blob is kept when it
+   is small, filled, elliptical, solid (its centre as dark as it) and much darker (lighter) than a
+   ring around it, ignoring ring samples that fall on neighbouring blobs.  A second, higher
+   threshold separates pips merged with a dark gap beside their die.  Second moments give each
+   pip's ellipse, which tells how its face is foreshortened.
+2. **Faces** (`find_faces`): pips that could share a face (same polarity, similar size, ellipse
+   and surrounding face brightness) are paired; the two farthest pips of every layout of 2-6 pips
+   are opposite corners of its 3x3 lattice, so each pair proposes a lattice.  The compatible pips
+   near the proposed centre must sit on lattice cells and occupy exactly one layout's cells; fours,
+   fives and sixes are refitted as a full affine lattice (perspective, sixes' own row spacing) and
+   checked strictly and against the pips' shape.  A face must be *closed* (no other compatible pip
+   inside it: four corners of a six are not a four) and *plain* between its pips.  Twos and threes
+   must share the pip spacing of the frame's other faces; lone pips propose ones.
+3. **Dice** (`read_dice`): faces are chosen best-first without sharing pips; faces within about an
+   edge of each other are one die, and its top face is the one seen most squarely (roundest pips,
+   or with a board nearest the board plane's shape), else the highest in the image.  Ones and
+   twos unlike the frame's other dice (pip size, contrast, face brightness) and dice of the
+   minority pip polarity are dropped (labels, keyboards, side-face remnants).  A top face whose
+   shape departs from the board plane (or without a board, clearly from the other dice) is
+   *cocked*.
+4. **Validity** (`roll_validity`): RULES.md §1.6 with the board geometry.
 
-All thresholds live in `DiceConfig`; every stage is timed into `DiceTimings`.
+With a board (`vision.calibration.BoardGeometry`) the search keeps to the playing surface and a
+margin around it; candidate windows (clusters of pip-like blobs at camera resolution) are rescaled
+so a die is ~44 px, and faces must have the board's die size.  Without one, any photo works.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ __all__ = [
     "Pip",
     "Face",
     "RollValidity",
+    "DiceTimings",
     "read_dice",
     "read_dice_timed",
     "find_pips",
@@ -103,24 +112,33 @@ class DiceConfig:
     cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
     min_confidence: float = 0.25
     cocked_lattice_tolerance: float = 0.11  # top-face shape vs the table plane, faces with 4-6 pips
-    cocked_pip_tolerance: float = 0.13  # ... faces with 2-3 pips (shape from the pip ellipses)
+    cocked_pip_tolerance: float = 0.15  # ... faces with 2-3 pips (shape from the pip ellipses)
     cocked_one_tolerance: float = 0.3  # ... a one
+    cocked_free_factor: float = 2.5  # without a board, shape differences count this much less
     cocked_side_ratio: float = 0.45  # with a board: a side face this round, and a slightly tilted top
     cocked_side_alone: float = 0.6  # with a board: a side face this round alone means cocked
     # --- with a board (calibration) ----------------------------------------------------------
+    board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
+    board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
     board_grow: float = 0.08  # board units searched beyond the playing surface (dice off the board)
     board_die_target: float = 44.0  # the surface is rescaled so that a die is about this many px
     board_min_scale: float = 0.5
     window_contrast: float = 60.0  # grey levels: pip-candidate blobs that open a window
-    window_link: float = 1.2  # blobs closer than this many die edges share a window
-    window_pad: float = 1.1  # die edges added around a window's blobs
-    window_max_dice: float = 3.6  # die edges: the largest window
+    window_levels: tuple[float, ...] = (1.0, 1.7)  # ... at these multiples (close pips merge at the first)
+    window_max_blob: float = 0.9  # die edges: the largest candidate blob (a die's pips blurred together)
+    window_fill: float = 0.4  # a candidate blob fills this share of its box ...
+    window_aspect: float = 2.5  # ... and is at most this elongated
+    window_ring: float = 0.2  # die edges from a candidate blob's centre to the ring that must contrast
+    window_pad: float = 1.5  # die edges added around a window's blobs
+    window_max_dice: float = 4.2  # die edges: the largest window
     board_max_scale: float = 2.5
     board_hat_die: float = 0.55  # black-hat kernel as a share of the expected die edge
     board_max_pip_die: float = 0.4  # largest pip diameter as a share of the die edge
     board_pip_die: float = 0.1  # a one's pip radius as a share of the die edge (rough)
-    board_size_min: float = 0.55  # implied die edge / expected die edge
-    board_size_max: float = 1.7
+    board_size_min: float = 0.82  # implied die edge / expected die edge (a six's column is not a three)
+    board_size_max: float = 1.3
+    board_one_size_min: float = 0.7
+    board_one_size_max: float = 1.6
     board_top_max_tilt: float = 0.45  # shape difference from the board plane beyond which a face is a side
     board_tilt_margin: float = 0.05
 
@@ -228,7 +246,7 @@ def _hat_kernel(shape: tuple[int, int], cfg: DiceConfig) -> int:
 
 def _blobs(
     gray: np.ndarray, hat: np.ndarray, background: np.ndarray, dark: bool, cfg: DiceConfig,
-    roi: np.ndarray | None, level: float = 1.0,
+    roi: np.ndarray | None, level: float = 1.0, too_big: list[bool] | None = None,
 ) -> list[Pip]:
     """Pip candidates among the blobs where `hat` (black- or white-hat) is strong (thresholds
     multiplied by `level`: a higher level separates a pip from a dark gap next to its die)."""
@@ -266,6 +284,9 @@ def _blobs(
         bw = stats[:, cv2.CC_STAT_WIDTH]
         bh = stats[:, cv2.CC_STAT_HEIGHT]
         ok = (area >= cfg.min_pip_area) & (bw <= max_d) & (bh <= max_d)
+        if too_big is not None:
+            big = (area >= cfg.min_pip_area) & ((bw > max_d) | (bh > max_d)) & (bw <= 4 * max_d) & (bh <= 4 * max_d)
+            too_big.append(bool(big[1:].any()))
     ok[0] = False
     if not ok.any():
         return []
@@ -343,13 +364,16 @@ def _blobs(
 
 
 def find_pips(gray: np.ndarray, cfg: DiceConfig | None = None, roi: np.ndarray | None = None,
-              light: bool = True) -> list[Pip]:
-    """Pip candidates in a grey image: dark pips on light faces, then (if `light`) light on dark."""
+              light: bool = True, dark: bool = True) -> list[Pip]:
+    """Pip candidates in a grey image: dark pips on light faces (if `dark`), light pips on dark
+    faces (if `light`)."""
     cfg = cfg or DiceConfig()
     k = _hat_kernel(gray.shape, cfg)
     kern = cv2.getStructuringElement(cv2.MORPH_RECT if cfg.rect_kernel else cv2.MORPH_ELLIPSE, (k, k))
-    closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern)
-    pips = _pips_of(gray, cv2.subtract(closed, gray), closed, True, cfg, roi)
+    pips: list[Pip] = []
+    if dark:
+        closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern)
+        pips += _pips_of(gray, cv2.subtract(closed, gray), closed, True, cfg, roi)
     if light:
         opened = cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern)
         pips += _pips_of(gray, cv2.subtract(gray, opened), opened, False, cfg, roi)
@@ -360,8 +384,12 @@ def _pips_of(gray: np.ndarray, hat: np.ndarray, bg: np.ndarray, dark: bool, cfg:
              roi: np.ndarray | None) -> list[Pip]:
     """Blobs at the base threshold, plus pips that only a higher threshold of `hat_levels`
     separates from their surroundings (a pip merged with a dark gap beside its die, or two
-    blurred pips merged into one)."""
-    return _merge_levels([_blobs(gray, hat, bg, dark, cfg, roi, lv) for lv in cfg.hat_levels])
+    blurred pips merged into one); the higher levels run only when some blob was too big."""
+    too_big: list[bool] = []
+    levels = [_blobs(gray, hat, bg, dark, cfg, roi, cfg.hat_levels[0], too_big)]
+    if any(too_big):
+        levels += [_blobs(gray, hat, bg, dark, cfg, roi, lv) for lv in cfg.hat_levels[1:]]
+    return _merge_levels(levels)
 
 
 def _merge_levels(levels: list[list[Pip]]) -> list[Pip]:
@@ -505,7 +533,7 @@ def find_faces(pips: list[Pip], gray: np.ndarray, cfg: DiceConfig | None = None)
             to_diag = np.array([[ca, sa], [-sa, ca]])  # rotate so the diagonal lies on +x
             m = (rot45 @ to_diag @ rect) / unit
             # candidates: i, j, and pips compatible with both
-            cand = np.concatenate(([i, j], np.nonzero(comp[i] & comp[j])[0]))
+            cand: np.ndarray = np.concatenate((np.array([i, j]), np.nonzero(comp[i] & comp[j])[0]))
             lat = (pa.xy[cand] - centre) @ m.T
             near = np.hypot(lat[:, 0], lat[:, 1]) <= cfg.closed_radius
             lat_n = lat[near]
@@ -609,6 +637,8 @@ def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: froze
     return float((np.abs(vals - level) <= tol).mean()), level
 
 
+_RING8 = np.stack([np.cos(np.linspace(0, 2 * np.pi, 8, endpoint=False)),
+                   np.sin(np.linspace(0, 2 * np.pi, 8, endpoint=False))], axis=1)
 _RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
                   np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))], axis=1)
 
@@ -800,29 +830,33 @@ def assign_top_faces(faces: list[Face], cfg: DiceConfig,
 
 
 def _plausible_ones(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig) -> list[tuple[Face, list[Face]]]:
-    """Drop lone-pip "ones" unlike the frame's best-seen top faces (one set of dice per frame): much
-    smaller or larger pips, fainter pips, or a darker face are side-face remnants, print on labels
-    or keyboard symbols.  The reference is the multi-pip top faces when there are any."""
-    tops = [t for t, _ in dice if t.value > 1] or [t for t, _ in dice]
-    if len(tops) < 2 and not any(t.value > 1 for t in tops):
-        return dice
-    best = max(t.axes[0] for t in tops)
-    ref = [t for t in tops if t.axes[0] >= best - cfg.top_ratio_margin]
-    r_ref = float(np.median([t.extra["r"] for t in ref]))
-    c_ref = float(np.median([t.extra["contrast"] for t in ref]))
-    f_ref = float(np.median([t.brightness for t in ref]))
+    """Drop ones and twos (the faces with least layout evidence) unlike the frame's other top faces
+    (one set of dice per frame): much smaller or larger pips, fainter pips, or a darker face are
+    side-face remnants, print on labels or keyboard symbols.  The reference is the other top faces
+    when there are two or more, or a single other face with four or more pips."""
     out = []
-    for t, sides in dice:
-        if t.value == 1:
-            r = t.extra["r"]
-            if not cfg.one_min_size * r_ref <= r <= cfg.one_max_size * r_ref:
-                continue
-            if t.extra["contrast"] < cfg.one_min_contrast * c_ref:
-                continue
-            if t.dark and t.brightness < cfg.one_min_face * f_ref:
+    for k, (t, sides) in enumerate(dice):
+        if t.value <= 2:
+            others = [o for i, (o, _) in enumerate(dice) if i != k and o.dark == t.dark]
+            strong = [o for o in others if o.value >= 4]
+            ref_faces = others if len(others) >= 2 else strong
+            if ref_faces and not _like(t, ref_faces, cfg):
                 continue
         out.append((t, sides))
     return out
+
+
+def _like(t: Face, ref_faces: list[Face], cfg: DiceConfig) -> bool:
+    best = max(f.axes[0] for f in ref_faces)
+    ref = [f for f in ref_faces if f.axes[0] >= best - cfg.top_ratio_margin]
+    r_ref = float(np.median([f.extra["r"] for f in ref]))
+    c_ref = float(np.median([f.extra["contrast"] for f in ref]))
+    f_ref = float(np.median([f.brightness for f in ref]))
+    if not cfg.one_min_size * r_ref <= t.extra["r"] <= cfg.one_max_size * r_ref:
+        return False
+    if t.extra["contrast"] < cfg.one_min_contrast * c_ref:
+        return False
+    return not (t.dark and t.brightness < cfg.one_min_face * f_ref)
 
 
 def _one_polarity(dice: list[tuple[Face, list[Face]]]) -> list[tuple[Face, list[Face]]]:
@@ -881,6 +915,8 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
             out.append(False)
             continue
         diff = _shape_diff(shapes[k], ref)  # type: ignore[arg-type]
+        if board is None:  # other dice seen from other angles (perspective): a weaker reference
+            diff /= cfg.cocked_free_factor
         side = max((s.axes[0] for s in sides), default=0.0) if board is not None else 0.0
         if t.extra["lattice"]:
             cocked = diff > cfg.cocked_lattice_tolerance
@@ -901,38 +937,42 @@ def read_dice_timed(
     cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or DiceConfig()
     tm = DiceTimings()
     t0 = time.perf_counter()
-    if image_bgr.ndim == 3:
-        gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-    else:
-        gray = image_bgr
-    h, w = gray.shape
+    h, w = image_bgr.shape[:2]
+
+    def to_gray(img: np.ndarray) -> np.ndarray:
+        return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+
     scale = 1.0
     offset = (0.0, 0.0)
     if board is not None:
         # Keep to the playing surface plus a margin; find candidate windows at the camera's
         # resolution, then read each window rescaled so that a die is about `board_die_target` px
         # (the pips of a 16 mm die are only ~3 px wide on a 1280 px frame).
-        mask = board.surface_mask((h, w), scale=1.0, grow=cfg.board_grow)
-        ys, xs = np.nonzero(mask)
-        if len(xs) == 0:
+        g_ = cfg.board_grow
+        poly = np.asarray(board.to_image([[-g_, -g_], [1 + g_, -g_], [1 + g_, 1 + g_], [-g_, 1 + g_]]), np.float64)
+        x0, y0 = (int(max(0, np.floor(v))) for v in poly.min(axis=0))
+        x1 = int(min(w, np.ceil(poly[:, 0].max()) + 1))
+        y1 = int(min(h, np.ceil(poly[:, 1].max()) + 1))
+        if x1 - x0 < 8 or y1 - y0 < 8:
             return [], tm
-        x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(poly - [x0, y0]).astype(np.int32), 255)
         centre = np.asarray(board.to_image([0.5, 0.5]), np.float64).reshape(2)
         die_px = float(board.die_size_px(centre))
         scale = float(np.clip(cfg.board_die_target / max(die_px, 1.0), cfg.board_min_scale, cfg.board_max_scale))
         offset = (float(x0), float(y0))
-        g_roi = gray[y0:y1, x0:x1]
-        m_roi = mask[y0:y1, x0:x1] > 0
+        g_roi = np.ascontiguousarray(to_gray(image_bgr[y0:y1, x0:x1]))
+        m_roi = mask > 0
         wcfg = _board_config(cfg, die_px * scale)
         t1 = time.perf_counter()
         windows = _candidate_windows(g_roi, m_roi, die_px, cfg)
         faces = []
         seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
-        for wx0, wy0, wx1, wy1 in windows:
+        for wx0, wy0, wx1, wy1, wdark in windows:
             size = (round((wx1 - wx0) * scale), round((wy1 - wy0) * scale))
             gw = cv2.resize(g_roi[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_LINEAR)
             rw = cv2.resize(m_roi[wy0:wy1, wx0:wx1].astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
-            wpips = find_pips(gw, wcfg, rw)
+            wpips = find_pips(gw, wcfg, rw, light=not wdark, dark=wdark)
             dx, dy = wx0 * scale, wy0 * scale
             ids = []
             for p in wpips:
@@ -950,6 +990,7 @@ def read_dice_timed(
         faces = [f for f in faces if _size_fits(f, board, scale, offset, cfg)]
         faces = select_faces(faces, cfg)
     else:
+        gray = to_gray(image_bgr)
         if max(h, w) > cfg.max_side:
             scale = cfg.max_side / max(h, w)
             gray = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -963,9 +1004,10 @@ def read_dice_timed(
         def tilt(f: Face) -> float:
             ref = _board_shape(board, (f.centre[0] / scale + offset[0], f.centre[1] / scale + offset[1]))
             return _shape_diff(_face_shape(f), ref) if ref is not None else 0.0
-    dice = _plausible_ones(assign_top_faces(faces, cfg, tilt), cfg)
+    dice = assign_top_faces(faces, cfg, tilt)
     if cfg.one_polarity:
         dice = _one_polarity(dice)
+    dice = _plausible_ones(dice, cfg)
     cocked = _cocked(dice, cfg, board, scale, offset)
     readings = []
     for (top, _sides), is_cocked in zip(dice, cocked, strict=True):
@@ -1003,65 +1045,62 @@ def _shift_face(f: Face, dx: float, dy: float, ids: list[int]) -> Face:
 
 
 def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
-                       cfg: DiceConfig) -> list[tuple[int, int, int, int]]:
-    """Regions that may hold a die: clusters of small dark-on-light or light-on-dark blobs (pip
-    candidates) at the camera's resolution, each grown by about a die's size."""
+                       cfg: DiceConfig) -> list[tuple[int, int, int, int, bool]]:
+    """Regions that may hold a die, (x0, y0, x1, y1, dark pips?): clusters of small dark-on-light
+    or light-on-dark blobs (pip candidates) at the camera's resolution, grown by about a die."""
     k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
     kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     bh = cv2.subtract(cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern), gray)
     wh = cv2.subtract(gray, cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern))
     t = cfg.window_contrast
-    max_d = cfg.board_max_pip_die * die_px * 1.5
-    found = []
-    for hat in (bh, wh):  # separately: between dark pips a light face is itself a "light blob"
-        cand = ((hat >= t) & roi).astype(np.uint8)
-        n, _, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=8)
-        if n <= 1:
-            continue
-        ok = (stats[1:, cv2.CC_STAT_WIDTH] <= max_d) & (stats[1:, cv2.CC_STAT_HEIGHT] <= max_d)
-        ok &= stats[1:, cv2.CC_STAT_AREA] >= 2
-        found.append(cents[1:][ok])
-    if not found:
-        return []
-    pts = np.concatenate(found)
-    if len(pts) == 0:
-        return []
-    # Greedy grouping: a blob joins a window if the window, grown to hold it, stays within
-    # `window_max_dice` die edges; so a die's pips share a window and texture cannot chain.
+    max_d = cfg.window_max_blob * die_px
     h, w = gray.shape
     pad = cfg.window_pad * die_px
     cap = cfg.window_max_dice * die_px
-    groups: list[list[float]] = []  # [minx, miny, maxx, maxy]
-    for x, y in pts[np.argsort(pts[:, 0])]:
-        for gb in groups:
-            nx0, ny0 = min(gb[0], x), min(gb[1], y)
-            nx1, ny1 = max(gb[2], x), max(gb[3], y)
-            if nx1 - nx0 + 2 * pad <= cap and ny1 - ny0 + 2 * pad <= cap:
-                gb[:] = [nx0, ny0, nx1, ny1]
-                break
-        else:
-            groups.append([x, y, x, y])
-    boxes = [(int(max(0, gb[0] - pad)), int(max(0, gb[1] - pad)), int(min(w, gb[2] + pad + 1)),
-              int(min(h, gb[3] + pad + 1))) for gb in groups]
-    return boxes
-
-
-def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """Merge overlapping boxes until none overlap."""
-    boxes = list(boxes)
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del boxes[j]
-                    merged = True
+    boxes: list[tuple[int, int, int, int, bool]] = []
+    runs = [(dark, hat, lv) for dark, hat in ((True, bh), (False, wh)) for lv in cfg.window_levels]
+    for dark, hat, lv in runs:  # polarities apart: between dark pips a light face is a "light blob"
+        cand = ((hat >= t * lv) & roi).astype(np.uint8)
+        contours, _ = cv2.findContours(cand, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
+        if not contours:
+            continue
+        rects = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
+        bw, bh_ = rects[:, 2], rects[:, 3]
+        ok = (bw <= max_d) & (bh_ <= max_d)
+        area = np.zeros(len(rects))
+        for i in np.nonzero(ok)[0]:
+            x, y, ww, hh = rects[i]
+            area[i] = np.count_nonzero(cand[y:y + hh, x:x + ww])
+        ok &= area >= 2
+        # compact like a pip, not a sliver (the gaps between stacked checkers)
+        ok &= (area >= cfg.window_fill * bw * bh_) & (np.maximum(bw, bh_) <= cfg.window_aspect * np.minimum(bw, bh_) + 1)
+        pts = (rects[ok, :2] + (rects[ok, 2:] - 1) / 2.0).astype(np.float64)
+        if len(pts):
+            # a pip (or a die's pips blurred into one blob) sits on a plain face: a ring around it
+            # is clearly lighter (darker) than its centre
+            rr = np.maximum(cfg.window_ring * die_px, 0.6 * np.maximum(bw[ok], bh_[ok]))[:, None]
+            rx = np.clip(np.round(pts[:, :1] + rr * _RING8[None, :, 0]), 0, w - 1).astype(np.intp)
+            ry = np.clip(np.round(pts[:, 1:] + rr * _RING8[None, :, 1]), 0, h - 1).astype(np.intp)
+            cx = np.clip(np.round(pts[:, 0]), 0, w - 1).astype(np.intp)
+            cy = np.clip(np.round(pts[:, 1]), 0, h - 1).astype(np.intp)
+            ring = gray[ry, rx].astype(np.int16)
+            centre = gray[cy, cx].astype(np.int16)[:, None]
+            step = (ring - centre) if dark else (centre - ring)
+            pts = pts[(step >= t / 2).sum(axis=1) >= 6]
+        # Greedy grouping: a blob joins a window if the window, grown to hold it, stays within
+        # `window_max_dice` die edges; so a die's pips share a window and texture cannot chain.
+        groups: list[list[float]] = []  # [minx, miny, maxx, maxy]
+        for x, y in pts[np.argsort(pts[:, 0])]:
+            for gb in groups:
+                nx0, ny0 = min(gb[0], x), min(gb[1], y)
+                nx1, ny1 = max(gb[2], x), max(gb[3], y)
+                if nx1 - nx0 + 2 * pad <= cap and ny1 - ny0 + 2 * pad <= cap:
+                    gb[:] = [nx0, ny0, nx1, ny1]
                     break
-            if merged:
-                break
+            else:
+                groups.append([x, y, x, y])
+        boxes += [(int(max(0, gb[0] - pad)), int(max(0, gb[1] - pad)), int(min(w, gb[2] + pad + 1)),
+                   int(min(h, gb[3] + pad + 1)), dark) for gb in groups]
     return boxes
 
 
@@ -1070,7 +1109,8 @@ def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
     from dataclasses import replace
 
     return replace(cfg, hat_kernel_px=cfg.board_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
-                   rect_kernel=True, boundary_radius=0.0)
+                   rect_kernel=True, boundary_radius=0.0, ring_scale=cfg.board_ring_scale,
+                   hat_levels=cfg.board_hat_levels)
 
 
 def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
@@ -1080,11 +1120,10 @@ def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], c
         expected = float(board.die_size_px(xy)) * scale
     except Exception:  # noqa: BLE001
         return True
-    if f.value == 1:
-        got = f.extra["r"] / cfg.board_pip_die  # pip radius / expected share of the edge
-    else:
-        got = _edge_px(f, cfg)
-    return cfg.board_size_min <= got / max(expected, 1e-6) <= cfg.board_size_max
+    if f.value == 1:  # pip radius / its expected share of the edge (ones' pips vary more)
+        ratio = f.extra["r"] / cfg.board_pip_die / max(expected, 1e-6)
+        return cfg.board_one_size_min <= ratio <= cfg.board_one_size_max
+    return cfg.board_size_min <= _edge_px(f, cfg) / max(expected, 1e-6) <= cfg.board_size_max
 
 
 def read_dice(image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None) -> list[DieReading]:

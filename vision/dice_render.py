@@ -230,7 +230,7 @@ def draw_die(
             cv2.fillPoly(colour, [to_img(c2 + circle * st.pip_radius)], pc.tolist())
 
     # Soften the bevel, then add a specular highlight on the top face.
-    colour = cv2.GaussianBlur(colour, (0, 0), max(0.6, s * 0.012))
+    colour = np.asarray(cv2.GaussianBlur(colour, (0, 0), max(0.6, s * 0.012)), np.float32)
     if st.gloss > 0:
         hl = np.zeros((patch_h, patch_w), np.float32)
         top_n_w = rot @ _FACES[0][0]

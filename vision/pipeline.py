@@ -114,11 +114,12 @@ class Reader:
         mask = np.zeros(shape, np.uint8)
         m = geo.warp_matrix(self.calibration.canonical_width)
         for die in dice:
+            # The die's whole body (and its shadow), not just the pips a reader may box.
             x, y, bw, bh = die.box
-            grow = 0.15
-            quad = np.array([[x - grow * bw, y - grow * bh], [x + bw * (1 + grow), y - grow * bh],
-                             [x + bw * (1 + grow), y + bh * (1 + grow)], [x - grow * bw, y + bh * (1 + grow)]],
-                            np.float64)
+            cx, cy = (float(v) for v in die.centre)
+            half = max(0.6 * max(bw, bh), 0.8 * geo.die_size_px((cx, cy)))
+            quad = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half],
+                             [cx - half, cy + half]], np.float64)
             pts = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), m).reshape(-1, 2)
             cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 1)
         del w, h

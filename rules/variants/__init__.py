@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rules.errors import InvalidOption, UnknownVariant
+
+if TYPE_CHECKING:
+    from rules.position import Position
+    from rules.steps import Dice, Play
 
 OptionValue = str | bool | int
 
@@ -81,6 +85,30 @@ class Variant:
     #: Bearing off only with the exact number.
     exact_bear_off: ClassVar[bool] = False
     options: ClassVar[tuple[Option, ...]] = COMMON_OPTIONS
+
+    # --- hooks for a variant whose steps rules.plays cannot express (six-one's head shortcut) ---
+    def legal_results(
+        self,
+        position: Position,
+        dice: Dice,
+        *,
+        first_turn: bool = False,
+        options: Mapping[str, object] | None = None,
+    ) -> dict[Position, Play] | None:
+        """The variant's own results, or None (the default): ``rules.plays`` generates them."""
+        return None
+
+    def judge(
+        self,
+        before: Position,
+        after: Position,
+        dice: Dice,
+        *,
+        first_turn: bool = False,
+        options: Mapping[str, object] | None = None,
+    ) -> Play | None:
+        """The variant's own judgement (a Play or IllegalPlay), or None: ``rules.plays`` judges."""
+        return None
 
     def option(self, name: str) -> Option:
         for option in self.options:

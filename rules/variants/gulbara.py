@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rules.errors import IllegalPlay, InvalidDice, InvalidPosition
-from rules.position import Position
-from rules.steps import Dice, Play
+from rules.position import Position, opponent_point
+from rules.steps import Dice, Play, Step
 from rules.variants import COMMON_OPTIONS, Option, Variant, register
 from rules.variants.nardy import NARDY_DICE_HALF, NARDY_SCORING
 
@@ -131,19 +131,18 @@ def judge(
     roll_number: int | None = None,
     options: Mapping[str, object] | None = None,
 ) -> Play:
-    """The roller's play from ``before`` to ``after``; IllegalPlay (why, where) when there is none."""
-    from rules.plays import explain
+    """The roller's play from ``before`` to ``after``; IllegalPlay (why, where) when there is none.
+
+    A cascade is judged without listing every result (a 1-1 cascade early in the game has millions):
+    a directed search for ``after``, then a search for any longer play.
+    """
     from rules.plays import judge as plain_judge
 
     _check_variant(before)
     if not cascades(dice, roll_number):
         return plain_judge(before, after, dice, options=options)
-    steps = roll_steps(dice, roll_number)
-    legal = legal_results(before, dice, roll_number=roll_number, options=options)
-    play = legal.get(after)
-    if play is not None:
-        return play
-    raise explain(before, after, steps, ordered=True, options=options, legal=legal)
+    find_variant_options(options)
+    return _judge_ordered(before, after, roll_steps(dice, roll_number))
 
 
 def judge_remainder(
@@ -154,13 +153,152 @@ def judge_remainder(
     options: Mapping[str, object] | None = None,
 ) -> Play:
     """The opponent's play of the handed-on ``steps``; IllegalPlay when ``after`` is not legal."""
-    from rules.plays import explain
+    _check_variant(before)
+    _check_steps(steps)
+    find_variant_options(options)
+    return _judge_ordered(before, after, tuple(steps))
 
-    legal = remainder_results(before, steps, options=options)
-    play = legal.get(after)
-    if play is not None:
-        return play
-    raise explain(before, after, tuple(steps), ordered=True, options=options, legal=legal)
+
+def find_variant_options(options: Mapping[str, object] | None) -> None:
+    """Validate ``options`` (an unknown name or value is an InvalidOption)."""
+    GulBara().validate_options(options)
+
+
+# --- judging ordered steps without enumerating them ----------------------------------------------
+
+Counts = list[int]  # the mover's checkers on points 1..24 (index 0..23)
+
+
+def _judge_ordered(before: Position, after: Position, steps: tuple[int, ...]) -> Play:
+    from rules.plays import difference
+
+    _check_variant(after)
+    if after.opponent != before.opponent:
+        raise IllegalPlay("checkers changed that this roll cannot move", difference(after, before))
+    closed = [False] + [before.opponent[opponent_point(before.variant, q) - 1] > 0 for q in range(1, 25)]
+    moved_pips = before.pips() - after.pips()
+    prefix = 0
+    count: int | None = 0 if moved_pips == 0 else None
+    for index, value in enumerate(steps):
+        prefix += value
+        if prefix == moved_pips:
+            count = index + 1
+    points = difference(after, before)
+    for point in range(1, 25):
+        if after.mover[point - 1] and closed[point]:
+            raise IllegalPlay(f"point {point} is held by the opponent", (point,))
+    if count is None:
+        raise IllegalPlay(f"the moves do not match the roll ({_spell(steps)}, in that order)", points)
+    found = _find(list(before.mover[:24]), tuple(after.mover[:24]), steps[:count], closed)
+    if found is None:
+        raise IllegalPlay(f"the moves do not match the roll ({_spell(steps)}, in that order)", points)
+    if count < len(steps) and _can_reach(list(before.mover[:24]), steps, count + 1, closed):
+        raise IllegalPlay("more of the roll could be played", points,
+                          detail=f"{count} of the {len(steps)} steps played")
+    return Play(found)
+
+
+def _step_targets(board: Counts, die: int, closed: list[bool]) -> list[tuple[int, int]]:
+    """(start, end) for every checker ``die`` can move; end 0 = borne off with the exact number."""
+    home = not any(board[6:24])
+    out = []
+    for start in range(24, 0, -1):
+        if not board[start - 1]:
+            continue
+        end = start - die
+        if end >= 1:
+            if not closed[end]:
+                out.append((start, end))
+        elif end == 0 and home:
+            out.append((start, 0))
+    return out
+
+
+def _find(board: Counts, target: tuple[int, ...], steps: tuple[int, ...],
+          closed: list[bool]) -> tuple[Step, ...] | None:
+    """A sequence of ``steps`` (in order) turning ``board`` into ``target``, or None.
+
+    Checkers only move towards point 1, so a board that has fewer checkers on points ≥ t than the
+    target, for some t, can never reach it: such branches are cut.
+    """
+    need = [0] * 26
+    for point in range(24, 0, -1):
+        need[point] = need[point + 1] + target[point - 1]
+    dead: set[tuple[tuple[int, ...], int]] = set()
+    trail: list[Step] = []
+
+    def go(index: int) -> bool:
+        if index == len(steps):
+            return tuple(board) == target
+        key = (tuple(board), index)
+        if key in dead:
+            return False
+        die = steps[index]
+        for start, end in _step_targets(board, die, closed):
+            board[start - 1] -= 1
+            if end:
+                board[end - 1] += 1
+            above = 0
+            fits = True
+            for point in range(24, end, -1):
+                above += board[point - 1]
+                if above < need[point]:
+                    fits = False
+                    break
+            if fits:
+                trail.append(Step(start, end, die))
+                if go(index + 1):
+                    return True
+                trail.pop()
+            board[start - 1] += 1
+            if end:
+                board[end - 1] -= 1
+        dead.add(key)
+        return False
+
+    return tuple(trail) if go(0) else None
+
+
+def _can_reach(board: Counts, steps: tuple[int, ...], depth: int, closed: list[bool]) -> bool:
+    """Whether some sequence plays the first ``depth`` of ``steps`` (in order)."""
+    dead: set[tuple[tuple[int, ...], int]] = set()
+
+    def go(index: int) -> bool:
+        if index == depth:
+            return True
+        key = (tuple(board), index)
+        if key in dead:
+            return False
+        die = steps[index]
+        for start, end in _step_targets(board, die, closed):
+            board[start - 1] -= 1
+            if end:
+                board[end - 1] += 1
+            reached = go(index + 1)
+            board[start - 1] += 1
+            if end:
+                board[end - 1] -= 1
+            if reached:
+                return True
+        dead.add(key)
+        return False
+
+    return go(0)
+
+
+def _spell(steps: Sequence[int]) -> str:
+    """``four 4s, four 5s, four 6s``."""
+    words = {1: "one", 2: "two", 3: "three", 4: "four"}
+    parts: list[str] = []
+    index = 0
+    while index < len(steps):
+        value = steps[index]
+        run = 1
+        while index + run < len(steps) and steps[index + run] == value:
+            run += 1
+        parts.append(f"{words.get(run, str(run))} {value}{'s' if run > 1 else ''}")
+        index += run
+    return ", ".join(parts)
 
 
 def _check_variant(position: Position) -> None:

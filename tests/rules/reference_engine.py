@@ -139,6 +139,10 @@ def illegal_block(board: Board, opponent: Board, rules: Rules) -> bool:
 # --- whole rolls -----------------------------------------------------------------------------
 
 
+class TooLarge(Exception):
+    """The search met more states than the caller's budget allows (a long gul bara cascade)."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A way to stop: the board reached and the dice used, in the order used."""
@@ -153,11 +157,13 @@ def _explore(
     rules: Rules,
     dice: Sequence[int],
     ordered: bool,
+    budget: int | None = None,
 ) -> set[Candidate]:
     """Every (board, dice used) reachable by playing some of ``dice`` one step at a time.
 
     ``ordered``: the dice must be used in the given order (the gul bara cascade); otherwise in any
     order.  Under ``every_step`` a step that leaves an illegal block is not a step at all.
+    More than ``budget`` states raises TooLarge.
     """
     seen: set[tuple[Board, tuple[int, ...], int]] = set()
     found: set[Candidate] = set()
@@ -168,6 +174,8 @@ def _explore(
         if key in seen:
             continue
         seen.add(key)
+        if budget is not None and len(seen) > budget:
+            raise TooLarge(f"more than {budget} states")
         found.add(Candidate(board, used if ordered else tuple(sorted(used))))
         dice_now = remaining[:1] if ordered else tuple(sorted(set(remaining)))
         for die in dice_now:
@@ -212,6 +220,7 @@ def reference_plays(
     first_turn: bool = False,
     options: Mapping[str, str] | None = None,
     cascades: bool = False,
+    budget: int | None = None,
 ) -> dict[Position, int]:
     """Every legal result of ``dice`` (seen from the mover, not swapped) -> dice/steps it uses.
 
@@ -223,11 +232,11 @@ def reference_plays(
     double = dice[0] == dice[1]
     if cascades and double:
         sequence: tuple[int, ...] = cascade(dice)
-        candidates = _explore(board, opponent, rules, sequence, ordered=True)
+        candidates = _explore(board, opponent, rules, sequence, ordered=True, budget=budget)
         found = _best(candidates, sequence, larger_die_rule=False)
     else:
         rolled = [dice[0]] * 4 if double else list(dice)
-        candidates = _explore(board, opponent, rules, rolled, ordered=False)
+        candidates = _explore(board, opponent, rules, rolled, ordered=False, budget=budget)
         legal = [c for c in candidates if not illegal_block(c.board, opponent, rules)]
         if rules.head_rule:
             limit = 1
@@ -241,7 +250,10 @@ def reference_plays(
 
 
 def reference_remainder(
-    position: Position, steps: Sequence[int], options: Mapping[str, str] | None = None
+    position: Position,
+    steps: Sequence[int],
+    options: Mapping[str, str] | None = None,
+    budget: int | None = None,
 ) -> dict[Position, int]:
     """Gul bara: the opponent plays the rest of a cascade, in order, as far as possible.
 
@@ -249,7 +261,7 @@ def reference_remainder(
     number of steps played; an empty dict: not one of the steps can be played.
     """
     rules = rules_for(position.variant, options)
-    candidates = _explore(position.mover, position.opponent, rules, tuple(steps), ordered=True)
+    candidates = _explore(position.mover, position.opponent, rules, tuple(steps), ordered=True, budget=budget)
     found = _best(candidates, steps, larger_die_rule=False)
     return {Position(b, position.opponent, position.variant): n for b, n in found.items()}
 

@@ -90,3 +90,19 @@ def test_frozen_stream_is_noticed() -> None:
     frame = np.zeros((72, 128, 3), np.uint8)
     assert [detector.update(frame) for _ in range(4)] == [False, False, False, True]
     assert not detector.update(frame + 1)
+
+
+def test_synthetic_camera_shows_a_position_the_reader_reads() -> None:
+    from rules.position import Position
+    from vision.cameras import SyntheticSource
+    from vision.config import VisionConfig
+    from vision.pipeline import Reader
+    from vision.render import scene_from_position
+
+    camera = SyntheticSource(seed=4)
+    reader = Reader(camera.calibration(), VisionConfig(use_dice=False))
+    position = Position.from_id("4HPwATDgc/ABMA")
+    camera.show(scene_from_position(position, seed=8))
+    assert reader.read(camera.read()).to_position("backgammon") == position
+    camera.show(scene_from_position(position, seed=8, hand=True))
+    assert reader.read(camera.read()).refused

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from vision.calibration import BoardGeometry
-from vision.dice import DiceConfig, DieReading, RollValidity, find_pips, read_dice, read_dice_timed, roll_validity
+from vision.dice import (
+    DiceConfig,
+    DieReading,
+    RollValidity,
+    find_pips,
+    read_dice,
+    read_dice_timed,
+    roll_validity,
+)
 from vision.dice_render import draw_die
 
 W, H = 1280, 720
