@@ -46,6 +46,8 @@ def register(commands: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-turn", action="store_true", help="the mover's first turn of the game")
+    parser.add_argument("--roll-number", type=int, default=None, metavar="N",
+                        help="gul bara: the game's Nth roll, both players together (doubles cascade from the 4th)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rules option")
     parser.add_argument("--json", action="store_true", help="JSON output")
 
@@ -60,8 +62,12 @@ def _options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def _plays_json(position: Position, dice: object, first_turn: bool, options: dict[str, Any]) -> list[dict[str, str]]:
-    results = legal_results(position, Dice.parse(dice), first_turn=first_turn, options=options)
+def _plays_json(position: Position, dice: object, first_turn: bool, options: dict[str, Any],
+                roll_number: int | None = None) -> list[dict[str, str]]:
+    if roll_number is not None and roll_number < 1:
+        raise ValueError(f"roll number must be 1 or more, not {roll_number}")
+    results = legal_results(position, Dice.parse(dice), first_turn=first_turn, options=options,
+                            roll_number=roll_number)
     return [
         {"notation": play.notation(), "result": result.id}
         for result, play in results.items()
@@ -85,7 +91,7 @@ def run_plays(args: argparse.Namespace) -> int:
     position = _position(args.position, variant.name, "--position")
     if args.dice is None:
         raise ValueError("--dice is required")
-    plays = _plays_json(position, args.dice, args.first_turn, options)
+    plays = _plays_json(position, args.dice, args.first_turn, options, args.roll_number)
     if args.json:
         print(json.dumps({"plays": plays}))
     else:
@@ -115,8 +121,11 @@ def _batch_query(line: str, defaults: dict[str, str]) -> dict[str, Any]:
         first_turn = query.get("first_turn", False)
         if not isinstance(first_turn, bool):
             return {"error": "first_turn must be true or false"}
-        return {"plays": _plays_json(position, query["dice"], first_turn, options)}
-    except RulesError as error:
+        roll_number = query.get("roll_number")
+        if roll_number is not None and (not isinstance(roll_number, int) or isinstance(roll_number, bool)):
+            return {"error": "roll_number must be a whole number"}
+        return {"plays": _plays_json(position, query["dice"], first_turn, options, roll_number)}
+    except (RulesError, ValueError) as error:
         return {"error": str(error)}
 
 
@@ -147,7 +156,10 @@ def run_judge(args: argparse.Namespace) -> int:
     after = _position(args.after, variant.name, "--after", strict=False)
     dice = Dice.parse(args.dice)
     try:
-        play = judge(before, after, dice, first_turn=args.first_turn, options=options)
+        if args.roll_number is not None and args.roll_number < 1:
+            raise ValueError(f"--roll-number must be 1 or more, not {args.roll_number}")
+        play = judge(before, after, dice, first_turn=args.first_turn, options=options,
+                     roll_number=args.roll_number)
     except IllegalPlay as error:
         nearest = error.nearest if isinstance(error.nearest, Position) else None
         if args.json:

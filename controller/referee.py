@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from recording.journal import Journal
 from rules import match
 from rules.errors import IllegalEvent, IllegalPlay, RulesError
-from rules.plays import explain, legal_results, nearest
+from rules.plays import judge, legal_results, nearest
 from rules.position import Position, starting_position
 from rules.steps import Dice
 from rules.variants import find_variant
@@ -479,6 +479,16 @@ class Referee:
             return  # wait for the same reading again before crying foul
         self._declare_illegal(obs, observed, legal)
 
+    def _why_illegal(self, before: Position, observed: Position) -> IllegalPlay | None:
+        """The rules' refusal of ``observed`` (through the variant's own judge), or None if legal."""
+        state = self.state
+        assert state.dice is not None
+        try:
+            judge(before, observed, Dice(*state.dice), first_turn=state.first_turn, options=self.options)
+        except IllegalPlay as error:
+            return error
+        return None
+
     def _uncertain(self, observed: Position | None, why: str) -> None:
         self.uncertain_reads += 1
         if self.uncertain_reads >= self.settings.question_after_reads and observed is not None:
@@ -494,10 +504,9 @@ class Referee:
         player = state.turn if state.turn is not None else 0
         assert state.dice is not None and self.seating is not None
         before = state.position_for(player)
-        dice = Dice(*state.dice)
-        steps = (dice.first,) * 4 if dice.is_double else (dice.first, dice.second)
-        error: IllegalPlay = explain(before, observed, steps, first_turn=state.first_turn,
-                                     options=self.options, legal=legal)
+        error = self._why_illegal(before, observed)
+        if error is None:
+            return
         close = error.nearest if isinstance(error.nearest, Position) else None
         points = physical_difference(obs, close, self.seating, player) if close is not None else {}
         policy = self.options.get("illegal_play", "must_correct")
@@ -632,11 +641,9 @@ class Referee:
                 self._emit("play", player=player, play=play.notation(), position=observed.id)
                 self._after_play()
             return
-        assert state.dice is not None
-        dice = Dice(*state.dice)
-        steps = (dice.first,) * 4 if dice.is_double else (dice.first, dice.second)
-        error = explain(state.position_for(player), observed, steps, first_turn=state.first_turn,
-                        options=self.options, legal=legal)
+        error = self._why_illegal(state.position_for(player), observed)
+        if error is None:
+            return
         if not self._append(match.IllegalPlayDetected(player=player, result=observed, reason=error.reason)):
             return
         self.pending = _Pending(player, observed, error.reason)

@@ -535,15 +535,19 @@ def legal_results(
     *,
     first_turn: bool = False,
     options: Mapping[str, object] | None = None,
+    roll_number: int | None = None,
 ) -> dict[Position, Play]:
     """Every position the side on roll can produce with ``dice``, each with a canonical play.
 
     Results are seen from the mover's side (not swapped).  An unplayable roll gives one result,
-    the unchanged position, with an empty play.
+    the unchanged position, with an empty play.  ``roll_number`` (the game's Nth roll, both
+    players together) matters only to gul bara, whose doubles cascade from the fourth roll on;
+    without it a double is four steps.
     """
     roll = _dice_values(dice)
     variant = find_variant(position.variant)
-    own = variant.legal_results(position, roll, first_turn=first_turn, options=options)
+    own = variant.legal_results(position, roll, first_turn=first_turn, options=options,
+                                roll_number=roll_number)
     if own is not None:
         return own
     steps, ordered = dice_steps(variant, roll)
@@ -697,13 +701,15 @@ def judge(
     *,
     first_turn: bool = False,
     options: Mapping[str, object] | None = None,
+    roll_number: int | None = None,
 ) -> Play:
     """The canonical play that turns ``before`` into ``after``; IllegalPlay (why, where) if none."""
     if after.variant != before.variant:
         raise IllegalPlay(f"the position after is a {after.variant} position, not {before.variant}")
     roll = _dice_values(dice)
     variant = find_variant(before.variant)
-    own = variant.judge(before, after, roll, first_turn=first_turn, options=options)
+    own = variant.judge(before, after, roll, first_turn=first_turn, options=options,
+                        roll_number=roll_number)
     if own is not None:
         return own
     steps, ordered = dice_steps(variant, roll)

@@ -94,8 +94,13 @@ class Variant:
         *,
         first_turn: bool = False,
         options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
     ) -> dict[Position, Play] | None:
-        """The variant's own results, or None (the default): ``rules.plays`` generates them."""
+        """The variant's own results, or None (the default): ``rules.plays`` generates them.
+
+        ``roll_number`` counts the game's rolls from 1, both players together (gul bara's
+        cascade begins with the fourth); None when the caller does not say.
+        """
         return None
 
     def judge(
@@ -106,6 +111,7 @@ class Variant:
         *,
         first_turn: bool = False,
         options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
     ) -> Play | None:
         """The variant's own judgement (a Play or IllegalPlay), or None: ``rules.plays`` judges."""
         return None

@@ -46,6 +46,34 @@ class GulBara(Variant):
         ),
     ) + NARDY_SCORING
 
+    def legal_results(
+        self,
+        position: Position,
+        dice: Dice,
+        *,
+        first_turn: bool = False,
+        options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
+    ) -> dict[Position, Play] | None:
+        """A cascading roll (a double from the fourth roll on) is this module's; others are plain."""
+        if roll_number is None or not cascades(dice, roll_number):
+            return None
+        return legal_results(position, dice, roll_number=roll_number, options=options)
+
+    def judge(
+        self,
+        before: Position,
+        after: Position,
+        dice: Dice,
+        *,
+        first_turn: bool = False,
+        options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
+    ) -> Play | None:
+        if roll_number is None or not cascades(dice, roll_number):
+            return None
+        return judge(before, after, dice, roll_number=roll_number, options=options)
+
 
 def cascades(dice: Dice | Sequence[int] | str, roll_number: int | None) -> bool:
     """Whether this roll is played as a cascade: a double after the game's first three rolls.

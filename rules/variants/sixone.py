@@ -63,6 +63,7 @@ class SixOne(Variant):
         *,
         first_turn: bool = False,
         options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
     ) -> dict[Position, Play] | None:
         return legal_results(position, dice, options=options)
 
@@ -74,6 +75,7 @@ class SixOne(Variant):
         *,
         first_turn: bool = False,
         options: Mapping[str, object] | None = None,
+        roll_number: int | None = None,
     ) -> Play | None:
         return judge(before, after, dice, options=options)
 
