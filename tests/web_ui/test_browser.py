@@ -57,7 +57,7 @@ class Page:
         self.context.close()
 
 
-def wait_until(page: Any, expression: str, timeout: float = 3.0) -> float:
+def wait_until(page: Any, expression: str, timeout: float = 10.0) -> float:
     """Poll ``expression`` in the page until it is true; returns the seconds it took.
 
     (``page.wait_for_function`` compiles its predicate with eval, which the page's CSP forbids.)
