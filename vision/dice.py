@@ -125,7 +125,7 @@ class DiceConfig:
     board_min_scale: float = 0.5
     window_contrast: float = 60.0  # grey levels: pip-candidate blobs that open a window
     window_levels: tuple[float, ...] = (1.0, 1.7)  # ... at these multiples (close pips merge at the first)
-    window_max_blob: float = 0.9  # die edges: the largest candidate blob (a die's pips blurred together)
+    window_max_blob: float = 0.6  # die edges: the largest candidate blob (a die's pips blurred together)
     window_fill: float = 0.4  # a candidate blob fills this share of its box ...
     window_aspect: float = 2.5  # ... and is at most this elongated
     window_ring: float = 0.2  # die edges from a candidate blob's centre to the ring that must contrast
@@ -1059,6 +1059,7 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
     cap = cfg.window_max_dice * die_px
     boxes: list[tuple[int, int, int, int, bool]] = []
     runs = [(dark, hat, lv) for dark, hat in ((True, bh), (False, wh)) for lv in cfg.window_levels]
+    merged: dict[bool, np.ndarray] = {}  # per polarity: boxes of die-sized blobs (pips merged together)
     for dark, hat, lv in runs:  # polarities apart: between dark pips a light face is a "light blob"
         cand = ((hat >= t * lv) & roi).astype(np.uint8)
         contours, _ = cv2.findContours(cand, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
@@ -1067,6 +1068,14 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
         rects = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
         bw, bh_ = rects[:, 2], rects[:, 3]
         ok = (bw <= max_d) & (bh_ <= max_d)
+        if dark not in merged:  # the base level: remember blobs too big for a pip but not for a die
+            merged[dark] = rects[~ok & (bw <= 1.2 * die_px) & (bh_ <= 1.2 * die_px)]
+        else:  # higher levels only look inside those
+            centre = rects[:, :2] + rects[:, 2:] / 2.0
+            mb = merged[dark]
+            inside = ((centre[:, None, 0] >= mb[None, :, 0]) & (centre[:, None, 0] <= mb[None, :, 0] + mb[None, :, 2])
+                      & (centre[:, None, 1] >= mb[None, :, 1]) & (centre[:, None, 1] <= mb[None, :, 1] + mb[None, :, 3]))
+            ok &= inside.any(axis=1) if len(mb) else np.zeros(len(rects), bool)
         area = np.zeros(len(rects))
         for i in np.nonzero(ok)[0]:
             x, y, ww, hh = rects[i]
@@ -1084,8 +1093,8 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
             cx = np.clip(np.round(pts[:, 0]), 0, w - 1).astype(np.intp)
             cy = np.clip(np.round(pts[:, 1]), 0, h - 1).astype(np.intp)
             ring = gray[ry, rx].astype(np.int16)
-            centre = gray[cy, cx].astype(np.int16)[:, None]
-            step = (ring - centre) if dark else (centre - ring)
+            mid = gray[cy, cx].astype(np.int16)[:, None]
+            step = (ring - mid) if dark else (mid - ring)
             pts = pts[(step >= t / 2).sum(axis=1) >= 6]
         # Greedy grouping: a blob joins a window if the window, grown to hold it, stays within
         # `window_max_dice` die edges; so a die's pips share a window and texture cannot chain.
@@ -1099,9 +1108,18 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
                     break
             else:
                 groups.append([x, y, x, y])
-        boxes += [(int(max(0, gb[0] - pad)), int(max(0, gb[1] - pad)), int(min(w, gb[2] + pad + 1)),
-                   int(min(h, gb[3] + pad + 1)), dark) for gb in groups]
+        for gb in groups:
+            box = (int(max(0, gb[0] - pad)), int(max(0, gb[1] - pad)), int(min(w, gb[2] + pad + 1)),
+                   int(min(h, gb[3] + pad + 1)), dark)
+            if not any(_covers(b, box) for b in boxes):  # the other threshold found it already
+                boxes = [b for b in boxes if not _covers(box, b)] + [box]
     return boxes
+
+
+def _covers(a: tuple[int, int, int, int, bool], b: tuple[int, int, int, int, bool], slack: float = 0.15) -> bool:
+    """Window `a` holds window `b` (same polarity), give or take `slack` of b's size."""
+    mx, my = slack * (b[2] - b[0]), slack * (b[3] - b[1])
+    return a[4] == b[4] and a[0] <= b[0] + mx and a[1] <= b[1] + my and a[2] >= b[2] - mx and a[3] >= b[3] - my
 
 
 def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
