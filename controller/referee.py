@@ -13,13 +13,14 @@ Signals (``emit(kind, data)``), each a dict of plain values:
 ``ready`` (seating learnt), ``board`` (a new reading), ``rolled``, ``void``, ``no_play``, ``play``,
 ``illegal`` (points: {physical point: "extra"|"missing"}, reason), ``guide`` (points still wrong),
 ``corrected``, ``accepted``, ``question``, ``mismatch`` (the board differs from the record),
-``cube``, ``game_end``, ``match_end``, ``paused``, ``resumed``, ``turn``.
+``cube``, ``game_end``, ``match_end``, ``paused``, ``resumed``, ``turn``, ``cascade`` (gul bara:
+the opponent is to play the cascade steps the roller could not; player, steps).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,7 +30,7 @@ from rules.errors import IllegalEvent, IllegalPlay, RulesError
 from rules.plays import judge, legal_results, nearest
 from rules.position import Position, starting_position
 from rules.steps import Dice
-from rules.variants import find_variant
+from rules.variants import find_variant, gulbara
 from vision.observation import ORIENTATIONS, Observation, position_to_physical
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,7 @@ class Referee:
         self.paused_mode = NORMAL
         self.message = ""
         self.board_ok = False  # the last dice-free reading matched the record
+        self.remainder_board: tuple[Observation, Position] | None = None  # gul bara: last dice-free reading
         if self.journal.state.illegal_pending:
             self._restore_illegal()
         self.mismatch: dict[int, str] = {}  # points shown as differing from the record
@@ -192,7 +194,7 @@ class Referee:
     def wants_reads(self) -> bool:
         """True while the referee needs fresh readings of an unchanged board."""
         return self.mode in (ILLEGAL, QUESTION) or self.uncertain_reads > 0 or self.same_reads > 0 or (
-            self.settings.turn_end == "settled" and self.state.phase == match.PLAY
+            self.settings.turn_end == "settled" and self.state.phase in (match.PLAY, match.REMAINDER)
         )
 
     def _seating_from_journal(self) -> Seating | None:
@@ -268,6 +270,8 @@ class Referee:
             self._await_roll(obs, observed)
         elif phase == match.PLAY:
             self._during_play(obs, observed, now)
+        elif phase == match.REMAINDER:
+            self._during_remainder(obs, observed, now)
 
     def _acting_player(self) -> int:
         turn = self.state.turn
@@ -406,22 +410,92 @@ class Referee:
         right = "right" if self.seating.seat(player) == "bottom" else "left"
         return obs.dice_half == right
 
-    def _legal(self) -> dict[Position, Any]:
+    def _legal(self) -> Mapping[Position, Any]:
         state = self.state
-        assert state.turn is not None and state.dice is not None
+        assert state.turn is not None
         before = state.position_for(state.turn)
-        return legal_results(before, Dice(*state.dice), first_turn=state.first_turn, options=self.options)
+        if self._cascading():
+            return _Judged(lambda observed: self._judge_observed(before, observed))
+        assert state.dice is not None
+        return legal_results(before, Dice(*state.dice), first_turn=state.first_turn, options=self.options,
+                             roll_number=state.roll_number)
+
+    # --- gul bara's cascade ----------------------------------------------------------------
+    def _cascading(self) -> bool:
+        """A gul bara cascade (a double from the game's 4th roll on) or the opponent's part of one.
+
+        Such a turn is judged by searching for the observed board, never by listing the legal
+        results (a 1-1 cascade early in the game has millions of them).
+        """
+        state = self.state
+        if state.phase == match.REMAINDER:
+            return True
+        return state.variant == "gulbara" and state.dice is not None and gulbara.cascades(state.dice, state.roll_number)
+
+    def _judge_observed(self, before: Position, observed: Position) -> Any:
+        """The play turning ``before`` into ``observed`` now; IllegalPlay when there is none."""
+        state = self.state
+        if state.phase == match.REMAINDER:
+            return gulbara.judge_remainder(before, observed, state.pending_steps, options=self.options)
+        assert state.dice is not None
+        return judge(before, observed, Dice(*state.dice), first_turn=state.first_turn, options=self.options,
+                     roll_number=state.roll_number)
+
+    def _play_event(self, player: int, observed: Position, play: Any) -> match.Event:
+        """The journal event for a judged play: the opponent's part of a cascade is a CascadePlay."""
+        if self.state.phase == match.REMAINDER:
+            return match.CascadePlay(player=player, result=observed, steps=play.steps)
+        return match.Play(player=player, result=observed, steps=play.steps)
+
+    def _enter_remainder(self) -> None:
+        """The roller could not play the whole cascade: the opponent plays the rest, then rolls.
+
+        Dice still lying on the board are the roller's: latched, so they are not taken as the
+        opponent's roll.  A remainder the opponent cannot play is recorded at once.
+        """
+        state = self.state
+        last = self.last
+        self.dice_latched = self._signature(last) if last is not None and self._dice(last) else None
+        self.remainder_board = None
+        self._emit("cascade", player=state.turn, steps=list(state.pending_steps))
+        self._emit("turn", player=state.turn)
+        self._check_playable()
+
+    def _during_remainder(self, obs: Observation, observed: Position, now: float) -> None:
+        """The opponent plays the handed-on cascade steps.  Their part ends when they roll their
+        own dice (the last dice-free board is judged first, then the roll is taken), press the turn
+        button, or (``turn_end`` "settled") leave a changed board settled long enough."""
+        if not self._dice(obs):
+            self.dice_latched = None
+            self.remainder_board = (obs, observed)
+            before = self.state.position_for(self._acting_player())
+            if (
+                self.settings.turn_end == "settled"
+                and observed != before
+                and self.settled_since is not None
+                and now - self.settled_since >= self.settings.settled_turn_end_s
+            ):
+                self._judge_turn(obs, observed)
+            return
+        if self.dice_latched is not None and self._signature(obs) == self.dice_latched:
+            return  # the roller's dice, still on the board
+        if obs.roll == "valid" and len(self._dice(obs)) != 2:
+            return  # not a readable roll yet
+        board_obs, board = self.remainder_board or (obs, observed)
+        self._judge_turn(board_obs, board)
+        if self.mode == NORMAL and self.state.phase == match.ROLL:
+            self._await_roll(obs, observed)
 
     def _check_playable(self) -> None:
         """A roll that cannot be played is recorded at once: the dice are lost."""
         state = self.state
-        if state.phase != match.PLAY or state.turn is None:
+        if state.phase not in (match.PLAY, match.REMAINDER) or state.turn is None:
             return
         legal = self._legal()
         before = state.position_for(state.turn)
-        if list(legal) == [before]:
+        if before in legal:  # only an unplayable roll leaves the board unchanged
             player = state.turn
-            if self._append(match.Play(player=player, result=before, steps=())):
+            if self._append(self._play_event(player, before, legal[before])):
                 self._emit("no_play", player=player, dice=list(state.dice or ()))
                 self._after_play()
 
@@ -448,7 +522,7 @@ class Referee:
 
     def turn_button(self, player: int | None = None) -> None:
         """A player pressed their turn (clock) button: the turn ends with the board as it is."""
-        if self.mode != NORMAL or self.state.phase != match.PLAY or self.last is None:
+        if self.mode != NORMAL or self.state.phase not in (match.PLAY, match.REMAINDER) or self.last is None:
             return
         if player is not None and player != self.state.turn:
             return
@@ -465,7 +539,7 @@ class Referee:
         play = legal.get(observed)
         if play is not None and self._sure(obs):
             self.uncertain_reads = 0
-            if self._append(match.Play(player=player, result=observed, steps=play.steps), with_evidence=True):
+            if self._append(self._play_event(player, observed, play), with_evidence=True):
                 self._emit("play", player=player, play=play.notation(), position=observed.id)
                 self._after_play()
             return
@@ -481,10 +555,8 @@ class Referee:
 
     def _why_illegal(self, before: Position, observed: Position) -> IllegalPlay | None:
         """The rules' refusal of ``observed`` (through the variant's own judge), or None if legal."""
-        state = self.state
-        assert state.dice is not None
         try:
-            judge(before, observed, Dice(*state.dice), first_turn=state.first_turn, options=self.options)
+            self._judge_observed(before, observed)
         except IllegalPlay as error:
             return error
         return None
@@ -499,16 +571,17 @@ class Referee:
             self.message = why
             self._emit("question", player=player, position=observed.id, reason=why)
 
-    def _declare_illegal(self, obs: Observation, observed: Position, legal: dict[Position, Any]) -> None:
+    def _declare_illegal(self, obs: Observation, observed: Position, legal: Mapping[Position, Any]) -> None:
         state = self.state
         player = state.turn if state.turn is not None else 0
-        assert state.dice is not None and self.seating is not None
+        assert self.seating is not None
         before = state.position_for(player)
         error = self._why_illegal(before, observed)
         if error is None:
             return
         close = error.nearest if isinstance(error.nearest, Position) else None
-        points = physical_difference(obs, close, self.seating, player) if close is not None else {}
+        # Without a nearest legal result (a cascade is never listed) show what changed this turn.
+        points = physical_difference(obs, close if close is not None else before, self.seating, player)
         policy = self.options.get("illegal_play", "must_correct")
         if not self._append(match.IllegalPlayDetected(player=player, result=observed, reason=error.reason,
                                                        points=tuple(sorted(points))), with_evidence=True):
@@ -534,7 +607,7 @@ class Referee:
                 play = legal[observed]
                 if observed == self.state.position_for(player) and play.steps:
                     return  # taken back to the start of the turn: the player plays again
-                if self._append(match.Play(player=player, result=observed, steps=play.steps), with_evidence=True):
+                if self._append(self._play_event(player, observed, play), with_evidence=True):
                     self._emit("play", player=player, play=play.notation(), position=observed.id)
                     self._after_play()
             return
@@ -569,6 +642,7 @@ class Referee:
         self.uncertain_reads = 0
         self.same_reads = 0
         self.message = ""
+        self.remainder_board = None
         state = self.state
         if state.phase in (match.GAME_OVER, match.MATCH_OVER) and state.last_result is not None:
             result = state.last_result
@@ -578,6 +652,9 @@ class Referee:
                        score=list(self.state.score))
             if self.state.phase == match.MATCH_OVER:
                 self._emit("match_end", winner=self.state.winner, score=list(self.state.score))
+            return
+        if state.phase == match.REMAINDER:
+            self._enter_remainder()
             return
         if state.turn is not None:
             self._emit("turn", player=state.turn)
@@ -618,7 +695,7 @@ class Referee:
 
     def correct_reading(self, position: Position) -> bool:
         """A person says what the board really shows (from the acting player's side): judge that."""
-        if self.mode not in (QUESTION, NORMAL) or self.state.phase != match.PLAY:
+        if self.mode not in (QUESTION, NORMAL) or self.state.phase not in (match.PLAY, match.REMAINDER):
             self.message = "a correction is taken only while a play is being judged"
             return False
         if position.variant != self.variant:
@@ -637,7 +714,7 @@ class Referee:
         legal = self._legal()
         play = legal.get(observed)
         if play is not None:
-            if self._append(match.Play(player=player, result=observed, steps=play.steps)):
+            if self._append(self._play_event(player, observed, play)):
                 self._emit("play", player=player, play=play.notation(), position=observed.id)
                 self._after_play()
             return
@@ -691,6 +768,29 @@ class Referee:
             self.mode = self.paused_mode
             self.verified = False  # the board may have been touched: verify before judging
             self._emit("resumed")
+
+
+class _Judged(Mapping[Position, Any]):
+    """Legal results found by judging each board asked about, never by listing them all (gul bara's
+    cascade).  Iterating gives only the results found so far, so no nearest result is offered."""
+
+    def __init__(self, judge_one: Callable[[Position], Any]) -> None:
+        self._judge_one = judge_one
+        self._found: dict[Position, Any] = {}
+
+    def __getitem__(self, observed: Position) -> Any:
+        if observed not in self._found:
+            try:
+                self._found[observed] = self._judge_one(observed)
+            except IllegalPlay:
+                raise KeyError(observed) from None
+        return self._found[observed]
+
+    def __iter__(self) -> Iterator[Position]:
+        return iter(dict(self._found))
+
+    def __len__(self) -> int:
+        return len(self._found)
 
 
 def _checker_distance(a: Position, b: Position) -> int:

@@ -146,6 +146,7 @@ class RefereeHub:
         on_roll = state.turn if state.turn is not None else 0
         phase = {
             match.OPENING: "opening", match.ROLL: "await_roll", match.PLAY: "await_play",
+            match.REMAINDER: "await_play",
             match.CUBE: "await_roll", match.RESIGN: "await_roll", match.GAME_OVER: "game_over",
             match.MATCH_OVER: "game_over",
         }.get(state.phase, "idle")
@@ -211,6 +212,11 @@ class RefereeHub:
 
                 text = Play(event.steps).notation() if event.steps else "(no play)"
                 moves.append(MoveEntry(event.player, dice.pop(event.player, ""), text))
+            elif isinstance(event, match.CascadePlay):  # gul bara: the opponent's part of a cascade
+                from rules.steps import Play
+
+                text = Play(event.steps).notation() if event.steps else "(no play)"
+                moves.append(MoveEntry(event.player, "", f"(cascade) {text}"))
             elif isinstance(event, match.IllegalPlayAccepted):
                 moves.append(MoveEntry(event.player, dice.pop(event.player, ""), "(illegal, accepted)"))
             elif isinstance(event, match.Double):

@@ -24,6 +24,10 @@ def to_json(header: Any, records: Sequence[Any]) -> dict[str, Any]:
         if before.phase == match.GAME_OVER and state.phase != match.GAME_OVER:
             item["game"] = state.game
         item.update(event_to_json(record.event))
+        if isinstance(record.event, match.Roll):
+            item["roll_number"] = state.roll_number  # the game's Nth roll (gul bara's cascade)
+        if state.phase == match.REMAINDER and before.phase != match.REMAINDER:
+            item["handed_on"] = list(state.pending_steps)  # cascade steps the opponent must play
         if record.evidence:
             item["evidence"] = record.evidence
         events.append(item)
@@ -52,6 +56,7 @@ def to_json(header: Any, records: Sequence[Any]) -> dict[str, Any]:
             "game": state.game,
             "position": state.position.id,
             "turn": state.turn,
+            "pending_steps": list(state.pending_steps),
             "cube": state.cube,
             "cube_owner": state.cube_owner,
             "match_over": state.match_over,

@@ -2,7 +2,9 @@
 
 Nardy-family games carry a ``; [Variation "LongNardy"]`` header and their moves in the mover's
 own numbering (``24/18 13/off``); void rolls, illegal plays (detected, accepted, corrected),
-manual corrections, resignations and draws are written in the mover's column, in words.
+manual corrections, resignations and draws are written in the mover's column, in words.  In gul
+bara the opponent's part of a cascade (the steps the roller could not play) is a line of its own in
+the opponent's column: ``cascade 556666: 24/19(2) 24/18(4)``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ def _text_for(variant: str) -> Any:
     def text(before: match.MatchState, after: match.MatchState, event: match.Event) -> tuple[int, str] | None:
         dice = before.dice or (0, 0)
         roll = f"{max(dice)}{min(dice)}"
+        if before.phase == match.REMAINDER:
+            roll = "cascade " + "".join(str(value) for value in before.pending_steps)
+        if isinstance(event, match.CascadePlay):
+            return event.player, f"{roll}: {_moves(variant, StepsPlay(event.steps)) or 'cannot move'}"
         if isinstance(event, match.Play):
             return event.player, f"{roll}: {_moves(variant, StepsPlay(event.steps))}".rstrip()
         if isinstance(event, match.IllegalPlayAccepted):

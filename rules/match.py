@@ -15,8 +15,18 @@ stored per player, each in its own numbering (index 0..23 = points 1..24, 24 = b
 Scoring (RULES.md §2.3-2.6, §3.6-3.8): backgammon single 1 / gammon 2 / backgammon 3 times the cube,
 the Crawford rule in match play, Jacoby and beavers in money play; the nardy family oin 1 / mars 2,
 options ``koks`` 3 and ``home_mars`` 4, ``last_roll_draw`` with ``draw_points``, and "the previous
-game's winner begins the next game" (or ``white_always_starts``).  A win worth more than the points
-still needed ends the match.  This module is pure: no I/O, clock or randomness.
+game's winner begins the next game" (or ``white_always_starts``); six-one's race (the first
+player with all 15 checkers home wins 1 point).  A win worth more than the points still needed ends
+the match.  This module is pure: no I/O, clock or randomness.
+
+Gul bara's doubles cascade (RULES.md §4.2): ``MatchState.roll_number`` counts the game's
+:class:`Roll` events, both players together.  The opening roll is **not** counted: in the nardy
+family it only decides who starts, and the starter then rolls afresh (RULES.md §1.1, §3.1); in
+backgammon the starter plays the opening dice, but no backgammon rule depends on the count.  A
+double from the fourth roll on cascades; when the roller cannot play all of it (and has not just
+borne off the last checker), the phase becomes :data:`REMAINDER`: the opponent is to act, with the
+unplayed steps in ``pending_steps``, and plays them as a :class:`CascadePlay` (an empty one when
+none can be played); then the opponent rolls as usual.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ Side = tuple[int, ...]
 OPENING = "opening"  # waiting for the opening roll (or the starter's first roll)
 ROLL = "roll"  # player `turn` may double, resign or roll
 PLAY = "play"  # player `turn` has rolled and must play
+REMAINDER = "remainder"  # gul bara: player `turn` plays the cascade steps the roller could not
 CUBE = "cube"  # a double waits for the answer of the other player
 RESIGN = "resign"  # a resignation waits for the answer of the other player
 GAME_OVER = "game_over"  # the game has ended; the next opening roll starts a new game
@@ -95,6 +106,21 @@ class Play(Event):
     """
 
     kind: ClassVar[str] = "Play"
+    player: int
+    result: Position
+    steps: tuple[Step, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CascadePlay(Event):
+    """Gul bara: the opponent's play of the cascade steps the roller could not play (RULES.md §4.2).
+
+    ``player`` is the opponent of the roller; ``result`` is seen from them; ``steps`` are their
+    checker steps (empty when none of the handed-on steps could be played).  The steps played
+    are the state's ``pending_steps``, in order, as far as they go; the rest is lost.
+    """
+
+    kind: ClassVar[str] = "CascadePlay"
     player: int
     result: Position
     steps: tuple[Step, ...] = ()
@@ -218,6 +244,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Roll,
         VoidRoll,
         Play,
+        CascadePlay,
         Double,
         Take,
         Drop,
@@ -316,6 +343,11 @@ class MatchState:
     crawford_done: bool = False
     starter: int | None = None  # who moved first in this game
     turns_played: tuple[int, int] = (0, 0)
+    #: The game's Roll events so far, both players (the opening roll not counted): while a roll is
+    #: played it is that roll's number, as ``rules.plays`` takes ``roll_number`` (gul bara).
+    roll_number: int = 0
+    #: Phase REMAINDER: the cascade steps player ``turn`` (the roller's opponent) must play.
+    pending_steps: tuple[int, ...] = ()
     resign_value: int = 0
     resume_phase: str = ""  # the phase a declined resignation returns to
     resume_turn: int | None = None  # who was to act when the resignation was offered
@@ -454,6 +486,8 @@ def _begin_game(state: MatchState) -> MatchState:
         cube_owner=None,
         starter=None,
         turns_played=(0, 0),
+        roll_number=0,
+        pending_steps=(),
         resign_value=0,
         resume_phase="",
         illegal_pending=False,
@@ -508,7 +542,7 @@ def _roll(state: MatchState, event: Roll) -> MatchState:
         state = replace(state, phase=ROLL, turn=starter, starter=starter)
     _need(state.phase == ROLL, _not_now(state, "roll"))
     _need(state.turn == event.player, f"it is player {state.turn}'s turn to roll, not player {event.player}'s")
-    return replace(state, phase=PLAY, dice=(dice[0], dice[1]))
+    return replace(state, phase=PLAY, dice=(dice[0], dice[1]), roll_number=state.roll_number + 1)
 
 
 def _void_roll(state: MatchState, event: VoidRoll) -> MatchState:
@@ -521,6 +555,7 @@ def _not_now(state: MatchState, what: str) -> str:
         OPENING: "the game has not started (an opening roll is due)",
         ROLL: f"player {state.turn} has not rolled yet",
         PLAY: f"player {state.turn} has rolled and must play first",
+        REMAINDER: f"player {state.turn} must first play the cascade steps {_spell(state.pending_steps)}",
         CUBE: "a double is pending",
         RESIGN: "a resignation is pending",
         GAME_OVER: "the game is over",
@@ -537,7 +572,8 @@ def _check_result(state: MatchState, player: int, result: Position) -> Position:
 
 
 def _judge(state: MatchState, before: Position, result: Position, dice: tuple[int, int]) -> None:
-    if not state.config.check_plays or state.variant not in ("backgammon", "nardy"):
+    """Check a play with the rules engine (every variant; gul bara with the game's roll number)."""
+    if not state.config.check_plays:
         return
     from rules.plays import judge  # the move generator is only needed when plays are checked
 
@@ -548,6 +584,7 @@ def _judge(state: MatchState, before: Position, result: Position, dice: tuple[in
             Dice(dice[0], dice[1]),
             first_turn=state.turns_played[state.turn or 0] == 0,
             options=state.config.rule_options(),
+            roll_number=state.roll_number,
         )
     except IllegalPlay as error:
         raise IllegalEvent(f"illegal play for {dice[0]}{dice[1]}: {error}") from None
@@ -561,10 +598,73 @@ def _play(state: MatchState, event: Play) -> MatchState:
     before = state.position_for(event.player)
     result = _check_result(state, event.player, event.result)
     _judge(state, before, result, state.dice)
-    return _after_play(state, event.player, result)
+    return _after_play(state, event.player, result, _handed_on(state, before, result))
 
 
-def _after_play(state: MatchState, player: int, result: Position) -> MatchState:
+def _handed_on(state: MatchState, before: Position, result: Position) -> tuple[int, ...]:
+    """Gul bara: the cascade steps the roller did not play and the opponent must (RULES.md §4.2).
+
+    Every step moves a checker exactly its number of pips (bearing off too: only with the exact
+    number), so the pips the roller moved tell how many of the cascade's steps were played; this
+    works the same when plays are not checked (exports).
+    """
+    if state.variant != "gulbara" or state.dice is None:
+        return ()
+    from rules.variants import gulbara
+
+    if not gulbara.cascades(state.dice, state.roll_number):
+        return ()
+    if state.config.option("cascade_unplayed", "opponent") == "lost":
+        return ()
+    steps = gulbara.roll_steps(state.dice, state.roll_number)
+    moved = before.pips() - result.pips()
+    total = 0
+    for index, value in enumerate((0, *steps)):
+        total += value
+        if total == moved:
+            return steps[index:]
+    return ()  # not a beginning of the cascade (an unchecked record): nothing to hand on
+
+
+def _spell(steps: tuple[int, ...]) -> str:
+    return " ".join(str(value) for value in steps) or "(none)"
+
+
+def _cascade_play(state: MatchState, event: CascadePlay) -> MatchState:
+    _need(state.phase == REMAINDER, _not_now(state, "a cascade play"))
+    _need(state.turn == event.player,
+          f"player {state.turn} plays the handed-on cascade steps, not player {event.player}")
+    _need(not state.illegal_pending, "an illegal play is pending: accept or correct it first")
+    before = state.position_for(event.player)
+    result = _check_result(state, event.player, event.result)
+    if state.config.check_plays:
+        from rules.variants import gulbara
+
+        try:
+            gulbara.judge_remainder(before, result, state.pending_steps, options=state.config.rule_options())
+        except IllegalPlay as error:
+            raise IllegalEvent(f"illegal play of the cascade steps {_spell(state.pending_steps)}: {error}") from None
+    return _after_remainder(state, event.player, result)
+
+
+def _after_remainder(state: MatchState, player: int, result: Position) -> MatchState:
+    """The opponent has played the handed-on steps: it is now their turn to roll."""
+    sides = list(state.sides)
+    sides[player] = result.mover
+    sides[1 - player] = result.opponent
+    new = replace(
+        state,
+        sides=(sides[0], sides[1]),
+        dice=None,
+        pending_steps=(),
+        illegal_pending=False,
+        phase=ROLL,
+        turn=player,
+    )
+    return _check_game_end(new, player)
+
+
+def _after_play(state: MatchState, player: int, result: Position, rest: tuple[int, ...] = ()) -> MatchState:
     sides = list(state.sides)
     sides[player] = result.mover
     sides[1 - player] = result.opponent
@@ -579,7 +679,11 @@ def _after_play(state: MatchState, player: int, result: Position) -> MatchState:
         phase=ROLL,
         turn=1 - player,
     )
-    return _check_game_end(new, player)
+    new = _check_game_end(new, player)
+    if rest and new.phase == ROLL and not new.final_turn and sum(new.sides[player]) > 0:
+        # The roller could not finish the cascade: the opponent plays the rest (RULES.md §4.2).
+        new = replace(new, phase=REMAINDER, pending_steps=rest, dice=state.dice)
+    return new
 
 
 def _all_home(side: Side) -> bool:
@@ -591,8 +695,9 @@ def _check_game_end(state: MatchState, mover: int) -> MatchState:
     other = state.sides[1 - mover]
     variant = state.variant
     if variant == "sixone":
-        finished_mover = _all_home(side)
-        if finished_mover:
+        # RULES.md §5: no bearing off; the first player with all 15 checkers home wins 1 point.
+        # Only the mover's checkers move, so the mover is the first to get there.
+        if _all_home(side):
             return _end_game(state, mover, 1.0, "race")
         return state
     finished = sum(side) == 0
@@ -703,8 +808,8 @@ def _drop(state: MatchState, event: Drop) -> MatchState:
 
 
 def _resign(state: MatchState, event: Resign) -> MatchState:
-    _need(state.phase in (ROLL, PLAY), _not_now(state, "a resignation"))
-    limit = 3 if state.variant == "backgammon" else 4
+    _need(state.phase in (ROLL, PLAY, REMAINDER), _not_now(state, "a resignation"))
+    limit = {"backgammon": 3, "sixone": 1}.get(state.variant, 4)
     _need(1 <= event.value <= limit, f"a resignation offers 1..{limit} times the cube, not {event.value}")
     return replace(
         state,
@@ -727,6 +832,8 @@ def _resign_accepted(state: MatchState, event: ResignAccepted) -> MatchState:
     value = state.resign_value
     if state.config.jacoby and state.cube_owner is None:
         value = 1
+    if state.variant == "sixone":  # a race worth 1 point, with no names for bigger wins
+        return _end_game(state, event.player, float(value), "resign")
     names = BACKGAMMON_RESULTS if state.variant == "backgammon" else NARDY_RESULTS
     return _end_game(state, event.player, float(value * state.cube), "resign " + names.get(value, str(value)))
 
@@ -739,14 +846,19 @@ def _resign_declined(state: MatchState, event: ResignDeclined) -> MatchState:
 
 
 def _illegal_detected(state: MatchState, event: IllegalPlayDetected) -> MatchState:
-    _need(state.phase == PLAY and state.turn == event.player, _not_now(state, "an illegal play"))
+    _need(state.phase in (PLAY, REMAINDER) and state.turn == event.player, _not_now(state, "an illegal play"))
     _check_result(state, event.player, event.result)
     return replace(state, illegal_pending=True)
 
 
 def _illegal_accepted(state: MatchState, event: IllegalPlayAccepted) -> MatchState:
-    _need(state.phase == PLAY and state.turn == event.player, _not_now(state, "accepting an illegal play"))
+    """The board moves on.  An accepted illegal play ends the roller's part: nothing is handed on;
+    accepted in phase REMAINDER it stands for the opponent's cascade part."""
+    _need(state.phase in (PLAY, REMAINDER) and state.turn == event.player,
+          _not_now(state, "accepting an illegal play"))
     result = _check_result(state, event.player, event.result)
+    if state.phase == REMAINDER:
+        return _after_remainder(state, event.player, result)
     return _after_play(state, event.player, result)
 
 
@@ -793,6 +905,7 @@ def _register() -> None:
         Roll: _roll,
         VoidRoll: _void_roll,
         Play: _play,
+        CascadePlay: _cascade_play,
         Double: _double,
         Take: _take,
         Beaver: _beaver,
@@ -818,6 +931,7 @@ __all__ = [
     "Roll",
     "VoidRoll",
     "Play",
+    "CascadePlay",
     "Double",
     "Take",
     "Drop",

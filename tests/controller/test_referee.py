@@ -221,3 +221,140 @@ def test_nardy_first_turn_lets_two_leave_the_head_on_6_6(tmp_path: Path) -> None
     assert after.mover[23] == 13
     referee.observe(obs(after, orientation="top-left"))
     assert "play" in signals.kinds() and referee.state.turn == 1
+
+
+# --- gul bara's cascade and six-one's head shortcut through the referee -------------------------
+
+GB_SEATING = "top-left"
+
+
+def gul_bara_table(tmp_path: Path, roller: Position, options: dict[str, object] | None = None) -> tuple[Referee, Recorder]:
+    """A gul bara journal after three plain rolls with ``roller`` (player 1, dark) to roll the 4th."""
+    from controller.referee import Seating
+
+    journal = Journal.create(tmp_path / "g.jsonl", Header(variant="gulbara", players=("Ana", "Ion"),
+                                                          options=options or {}))
+    journal.append(match.Comment(Seating(GB_SEATING, 0, "gulbara").to_text()))
+    journal.append(match.OpeningRoll(3, 1))
+    for dice in ((2, 1), (3, 1), (4, 1)):
+        state = journal.state
+        assert state.turn is not None
+        journal.append(match.Roll(state.turn, dice))
+        state = journal.state
+        results = legal_results(state.position, dice)
+        result = sorted(results, key=lambda p: p.id)[0]
+        journal.append(match.Play(state.turn or 0, result, results[result].steps))
+    journal.append(match.ManualCorrection(1, roller, "test set-up"))
+    recorder = Recorder()
+    recorder.journal = journal
+    referee = Referee(journal, recorder, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    referee.observe(gb_obs(roller, player=1))  # the board checks out
+    assert referee.verified and referee.state.turn == 1 and referee.state.roll_number == 3
+    return referee, recorder
+
+
+def gb_board(mover: dict[int, int], opponent: dict[int, int]) -> Position:
+    from tests.rules.test_nardy import board
+
+    return board(mover, opponent, "gulbara")
+
+
+def hop(position: Position, *hops: tuple[int, int]) -> Position:
+    from tests.rules.test_nardy import moved
+
+    return moved(position, *hops)
+
+
+def gb_obs(position: Position, *, player: int, dice: tuple[int, ...] = ()) -> Observation:
+    """A reading of a gul bara board seen from ``player`` (0 has the light checkers)."""
+    return obs(position, light_on_roll=player == 0, orientation=GB_SEATING, dice=dice)
+
+
+def journal_kinds(referee: Referee, last: int) -> list[str]:
+    return [type(r.event).__name__ for r in referee.journal.records[-last:]]
+
+
+def test_gulbara_cascade_handed_to_the_opponent_through_the_referee(tmp_path: Path) -> None:
+    roller = gb_board({5: 2, 4: 2}, {24: 15})
+    referee, signals = gul_bara_table(tmp_path, roller)
+    referee.observe(gb_obs(roller, dice=(5, 5), player=1))  # the game's 4th roll: a cascade
+    assert referee.state.phase == match.PLAY and referee.state.roll_number == 4
+    after = hop(roller, (5, 0), (5, 0))
+    referee.observe(gb_obs(after, dice=(5, 5), player=1))
+    referee.observe(gb_obs(after, player=1))  # dice lifted: the roller's part is judged
+    state = referee.state
+    assert state.phase == match.REMAINDER and state.turn == 0 and state.pending_steps == (5, 5, 6, 6, 6, 6)
+    assert ("cascade", {"player": 0, "steps": [5, 5, 6, 6, 6, 6]}) in signals.seen
+    opponent = after.swapped()
+    chosen = hop(opponent, (24, 19), (24, 19), (24, 18), (24, 18), (24, 18), (24, 18))
+    referee.observe(gb_obs(chosen, player=0))  # the opponent plays the rest, then rolls
+    assert referee.state.phase == match.REMAINDER
+    referee.observe(gb_obs(chosen, dice=(3, 1), player=0))
+    assert journal_kinds(referee, 3) == ["Play", "CascadePlay", "Roll"]
+    cascade = referee.journal.records[-2].event
+    assert isinstance(cascade, match.CascadePlay) and cascade.result == chosen and len(cascade.steps) == 6
+    state = referee.state
+    assert state.phase == match.PLAY and state.turn == 0 and state.dice == (3, 1) and state.roll_number == 5
+
+
+def test_gulbara_wrong_remainder_is_flagged_then_corrected(tmp_path: Path) -> None:
+    roller = gb_board({5: 2, 4: 2}, {24: 15})
+    referee, signals = gul_bara_table(tmp_path, roller)
+    referee.observe(gb_obs(roller, dice=(5, 5), player=1))
+    after = hop(roller, (5, 0), (5, 0))
+    referee.observe(gb_obs(after, player=1))
+    opponent = after.swapped()
+    sixes_first = hop(opponent, (24, 18), (24, 18), (24, 18), (24, 18), (24, 13))
+    referee.observe(gb_obs(sixes_first, player=0))
+    referee.turn_button(0)
+    referee.observe(gb_obs(sixes_first, player=0))
+    referee.turn_button(0)
+    assert referee.mode == ILLEGAL and journal_kinds(referee, 1) == ["IllegalPlayDetected"]
+    kind, data = next(s for s in signals.seen if s[0] == "illegal")
+    assert data["points"] and "order" in data["reason"]
+    chosen = hop(opponent, (24, 19), (24, 19), (24, 18), (24, 18), (24, 18), (24, 18))
+    referee.observe(gb_obs(chosen, player=0))
+    assert referee.mode == NORMAL and journal_kinds(referee, 2) == ["IllegalPlayCorrected", "CascadePlay"]
+    assert referee.state.phase == match.ROLL and referee.state.turn == 0
+
+
+def test_gulbara_unplayable_cascade_is_recorded_at_once(tmp_path: Path) -> None:
+    roller = gb_board({4: 2}, {4: 2, 3: 1})  # neither side can play a 5 or a 6
+    referee, _ = gul_bara_table(tmp_path, roller)
+    referee.observe(gb_obs(roller, dice=(5, 5), player=1))
+    assert journal_kinds(referee, 3) == ["Roll", "Play", "CascadePlay"]
+    assert referee.state.phase == match.ROLL and referee.state.turn == 0
+
+
+def test_sixone_head_shortcut_through_the_referee(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path / "s.jsonl", Header(variant="sixone", players=("Ana", "Ion")))
+    signals = Recorder()
+    signals.journal = journal
+    referee = Referee(journal, signals, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    start = starting_position("sixone")
+    referee.observe(obs(start, orientation="top-left"))
+    assert referee.seating is not None
+    journal.append(match.OpeningRoll(4, 2))  # light starts and rolls afresh
+    referee.observe(obs(start, orientation="top-left", dice=(6, 3)))
+    assert referee.state.phase == match.PLAY and referee.state.dice == (6, 3)
+    after = hop(start, (24, 3), (24, 21))  # the 6 takes a checker from the head straight home
+    referee.observe(obs(after, orientation="top-left"))
+    event = journal.records[-1].event
+    assert isinstance(event, match.Play) and event.result == after
+    assert referee.state.turn == 1 and "play" in signals.kinds()
+
+
+def test_gulbara_roller_dice_left_on_the_board_are_not_the_opponents_roll(tmp_path: Path) -> None:
+    roller = gb_board({5: 2, 4: 2}, {24: 15})
+    referee, _ = gul_bara_table(tmp_path, roller)
+    referee.observe(gb_obs(roller, dice=(5, 5), player=1))
+    after = hop(roller, (5, 0), (5, 0))
+    referee.observe(gb_obs(after, dice=(5, 5), player=1))
+    referee.turn_button(1)  # the roller ends the turn with the dice still down
+    assert referee.state.phase == match.REMAINDER
+    referee.observe(gb_obs(after.swapped(), dice=(5, 5), player=0))
+    assert referee.state.phase == match.REMAINDER and journal_kinds(referee, 1) == ["Play"]
+    chosen = hop(after.swapped(), (24, 19), (24, 19), (24, 18), (24, 18), (24, 18), (24, 18))
+    referee.observe(gb_obs(chosen, player=0))
+    referee.observe(gb_obs(chosen, dice=(5, 5), player=0))  # the opponent rolls 5-5 in turn
+    assert journal_kinds(referee, 2) == ["CascadePlay", "Roll"] and referee.state.dice == (5, 5)

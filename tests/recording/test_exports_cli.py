@@ -173,3 +173,91 @@ def test_imported_journal_replays_to_same_state(tmp_path: Path) -> None:
     assert main(["import", str(DATA / "sample_5pt.stripped.sgf"), "-o", str(journal)]) == 0
     state = replay(journal).state
     assert state.match_over and state.score == (0, 5)
+
+
+def gulbara_journal(path: Path) -> Journal:
+    """A gul bara game whose 4th roll (5-5) cascades and hands 5 5 6 6 6 6 to the opponent."""
+    from rules.variants import gulbara
+    from tests.rules.test_nardy import board, moved
+
+    journal = Journal.create(path, Header(variant="gulbara", players=("Ana", "Ion")))
+    journal.append(match.OpeningRoll(3, 1))
+    for number in range(3):
+        state = journal.state
+        assert state.turn is not None
+        journal.append(match.Roll(state.turn, (number + 2, 1)))
+        state = journal.state
+        assert state.dice is not None
+        results = legal_results(state.position, state.dice)
+        result = sorted(results, key=lambda p: p.id)[0]
+        journal.append(match.Play(state.turn or 0, result, results[result].steps))
+    roller = board({5: 2, 4: 2}, {24: 15}, "gulbara")
+    journal.append(match.ManualCorrection(1, roller, "test set-up"))
+    journal.append(match.Roll(1, (5, 5)))
+    (after, play), = gulbara.legal_results(roller, "55", roll_number=4).items()
+    journal.append(match.Play(1, after, play.steps))
+    state = journal.state
+    assert state.phase == match.REMAINDER
+    opponent = state.position
+    chosen = moved(opponent, (24, 19), (24, 19), (24, 18), (24, 18), (24, 18), (24, 18))
+    rest = gulbara.judge_remainder(opponent, chosen, state.pending_steps)
+    journal.append(match.CascadePlay(0, chosen, rest.steps), evidence="cascade.jpg")
+    journal.append(match.Roll(0, (2, 1)))
+    return journal
+
+
+def test_cascade_play_event_round_trips_through_json() -> None:
+    from recording.codec import event_from_json, event_to_json
+    from rules.steps import Step
+
+    result = Position.from_id("gulbara:AACA/z8AAID/Pw")
+    event = match.CascadePlay(0, result, (Step(24, 19, 5), Step(24, 18, 6)))
+    data = event_to_json(event)
+    assert data == {"type": "CascadePlay", "player": 0, "result": result.id, "steps": [[24, 19, 5], [24, 18, 6]]}
+    assert event_from_json(json.loads(json.dumps(data)), "gulbara") == event
+    assert event_from_json({"type": "CascadePlay", "player": 1, "result": result.id}) == match.CascadePlay(1, result)
+
+
+def test_gulbara_cascade_journal_replays(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    with gulbara_journal(path) as journal:
+        live = journal.state
+    for check_plays in (True, False):
+        again = replay(path, check_plays=check_plays)
+        assert again.state.sides == live.sides and again.state.phase == match.PLAY
+        assert again.state.roll_number == 5 and again.damage == []
+        assert any(isinstance(e, match.CascadePlay) for e in again.events)
+
+
+def test_gulbara_txt_shows_the_opponents_cascade_part(tmp_path: Path) -> None:
+    with gulbara_journal(tmp_path / "g.jsonl") as journal:
+        text = render(journal, "txt")
+    assert text.startswith('; [Variation "GulBara"]\n')
+    assert "55: 5/off(2)" in text
+    assert "cascade 556666: 24/19(2) 24/18(4)" in text
+
+
+def test_gulbara_json_export_names_the_handed_on_steps(tmp_path: Path) -> None:
+    with gulbara_journal(tmp_path / "g.jsonl") as journal:
+        data = json.loads(render(journal, "json"))
+    events = data["events"]
+    cascade_roll = next(e for e in events if e["type"] == "Roll" and e["dice"] == [5, 5])
+    assert cascade_roll["roll_number"] == 4
+    roller_play = events[events.index(cascade_roll) + 1]
+    assert roller_play["type"] == "Play" and roller_play["handed_on"] == [5, 5, 6, 6, 6, 6]
+    cascade = events[events.index(roller_play) + 1]
+    assert cascade["type"] == "CascadePlay" and cascade["player"] == 0 and cascade["evidence"] == "cascade.jpg"
+    assert len(cascade["steps"]) == 6 and data["final"]["pending_steps"] == []
+
+
+def test_sixone_txt_has_variation_header(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path / "s.jsonl", Header(variant="sixone", players=("Ana", "Ion")))
+    with journal:
+        journal.append(match.OpeningRoll(4, 2))
+        journal.append(match.Roll(0, (6, 3)))
+        start = journal.state.position
+        results = legal_results(start, (6, 3))
+        shortcut = next(r for r, p in results.items() if any(s.start == 24 and s.end <= 6 for s in p.steps))
+        journal.append(match.Play(0, shortcut, results[shortcut].steps))
+        text = render(journal, "txt")
+    assert text.startswith('; [Variation "SixOne"]\n') and "63: 24/" in text

@@ -524,3 +524,198 @@ def test_match_id_while_double_pending_names_doubler_on_roll() -> None:
     state = apply(cube_ready(7), Double(1))
     decoded = match_id_of(state)
     assert decoded.doubled and decoded.dice_owner == 1 and decoded.turn == 0
+
+
+# --- gul bara's cascade (§4.2) and six-one's race (§5) in the match ------------------------------
+
+
+def gulbara_after(rolls: int, options: dict[str, object] | None = None) -> match.MatchState:
+    """A gul bara game after the opening roll (player 0 starts) and ``rolls`` plain rolls, played."""
+    state = apply(new_match("gulbara", 0, options or {}), OpeningRoll(3, 1))
+    for number in range(rolls):
+        assert state.turn is not None
+        state = apply(state, Roll(state.turn, (number % 5 + 2, 1)))
+        state = first_legal(state)
+    return state
+
+
+def gb(mover: dict[int, int], opponent: dict[int, int]) -> Position:
+    from tests.rules.test_nardy import board
+
+    return board(mover, opponent, "gulbara")
+
+
+def hop(position: Position, *hops: tuple[int, int]) -> Position:
+    from tests.rules.test_nardy import moved
+
+    return moved(position, *hops)
+
+
+STUCK_ROLLER = gb({5: 2, 4: 2}, {24: 15})  # 5-5 bears off two, then a 5 cannot bear off from 4
+
+
+def cascade_handed_on(options: dict[str, object] | None = None) -> match.MatchState:
+    """Player 1 rolls 5-5 as the game's 4th roll from STUCK_ROLLER and plays 5/off(2)."""
+    state = apply(gulbara_after(3, options), ManualCorrection(1, STUCK_ROLLER, "test set-up"))
+    state = apply(state, Roll(1, (5, 5)))
+    assert state.roll_number == 4
+    return apply(state, Play(1, hop(STUCK_ROLLER, (5, 0), (5, 0))))
+
+
+def test_gulbara_cascade_remainder_is_played_by_the_opponent() -> None:
+    state = cascade_handed_on()
+    assert state.phase == match.REMAINDER and state.turn == 0
+    assert state.pending_steps == (5, 5, 6, 6, 6, 6)
+    opponent = state.position  # seen from player 0, who plays the rest
+    assert opponent == hop(STUCK_ROLLER, (5, 0), (5, 0)).swapped()
+    for wrong in (Roll(0, (3, 1)), Play(0, opponent), Roll(1, (3, 1))):
+        with pytest.raises(IllegalEvent):
+            apply(state, wrong)
+    sixes_first = hop(opponent, (24, 18), (24, 18), (24, 18), (24, 18), (24, 13))
+    with pytest.raises(IllegalEvent, match="cascade steps 5 5 6 6 6 6"):
+        apply(state, match.CascadePlay(0, sixes_first))
+    chosen = hop(opponent, (24, 19), (24, 19), (24, 18), (24, 18), (24, 18), (24, 18))
+    state = apply(state, match.CascadePlay(0, chosen))
+    assert state.phase == match.ROLL and state.turn == 0 and state.pending_steps == () and state.dice is None
+    assert state.position == chosen
+    state = apply(state, Roll(0, (2, 1)))
+    assert state.roll_number == 5
+
+
+def test_gulbara_first_three_rolls_do_not_cascade_in_the_match() -> None:
+    start = Position.from_id("gulbara:AACA/z8AAID/Pw")
+    state = apply(new_match("gulbara"), OpeningRoll(2, 5))  # player 1 starts; not counted
+    assert state.roll_number == 0
+    state = apply(state, VoidRoll(1, "cocked"))  # a void roll is not counted either
+    state = apply(state, Roll(1, (2, 1)))
+    state = first_legal(state)
+    state = apply(state, Roll(0, (3, 1)))
+    state = first_legal(state)
+    state = apply(apply(state, ManualCorrection(1, start)), Roll(1, (4, 4)))
+    assert state.roll_number == 3
+    four_fours = hop(start, (24, 20), (24, 20), (24, 20), (24, 20))
+    cascade = hop(four_fours, (20, 15), (20, 15), (20, 15), (20, 15), (15, 9), (15, 9), (15, 9), (15, 9))
+    with pytest.raises(IllegalEvent):
+        apply(state, Play(1, cascade))
+    state = apply(state, Play(1, four_fours))
+    assert state.phase == match.ROLL and state.turn == 0  # four steps, nothing handed on
+    state = apply(apply(state, ManualCorrection(0, start)), Roll(0, (4, 4)))
+    assert state.roll_number == 4  # the fourth roll cascades: four 4s, four 5s, four 6s
+    with pytest.raises(IllegalEvent, match="more of the roll"):
+        apply(state, Play(0, four_fours))
+    state = apply(state, Play(0, cascade))
+    assert state.phase == match.ROLL and state.turn == 1
+
+
+def test_gulbara_roller_who_bears_off_the_last_checker_ends_the_game_before_handing_on() -> None:
+    state = apply(gulbara_after(3), ManualCorrection(1, gb({5: 1}, {24: 15})))
+    state = apply(apply(state, Roll(1, (5, 5))), Play(1, gb({}, {24: 15})))
+    assert state.phase == match.GAME_OVER and state.pending_steps == ()
+    assert state.last_result is not None and state.last_result.winner == 1
+    assert (state.last_result.points, state.last_result.result) == (2.0, "mars")
+
+
+def test_gulbara_unplayable_remainder_is_an_empty_cascade_play() -> None:
+    roller = gb({4: 2}, {4: 2, 3: 1})  # neither side can play a 5 or a 6
+    state = apply(gulbara_after(3), ManualCorrection(1, roller))
+    state = apply(apply(state, Roll(1, (5, 5))), Play(1, roller))
+    assert state.phase == match.REMAINDER and state.pending_steps == (5, 5, 5, 5, 6, 6, 6, 6)
+    with pytest.raises(IllegalEvent):
+        apply(state, match.CascadePlay(0, hop(roller.swapped(), (4, 0))))
+    state = apply(state, match.CascadePlay(0, roller.swapped()))
+    assert state.phase == match.ROLL and state.turn == 0
+
+
+def test_gulbara_opponent_who_bears_off_in_the_remainder_wins() -> None:
+    state = apply(gulbara_after(3), ManualCorrection(1, gb({5: 2, 4: 2}, {5: 2, 6: 1})))
+    state = apply(apply(state, Roll(1, (5, 5))), Play(1, gb({4: 2}, {5: 2, 6: 1})))
+    assert state.phase == match.REMAINDER
+    state = apply(state, match.CascadePlay(0, gb({}, {4: 2})))
+    assert state.phase == match.GAME_OVER and state.score == (1.0, 0.0)
+    assert state.last_result is not None and state.last_result.result == "oin"
+
+
+def test_gulbara_cascade_unplayed_lost_in_the_match() -> None:
+    state = cascade_handed_on({"cascade_unplayed": "lost"})
+    assert state.phase == match.ROLL and state.turn == 0 and state.pending_steps == ()
+
+
+def test_gulbara_remainder_illegal_play_may_be_accepted() -> None:
+    state = cascade_handed_on({"illegal_play": "opponent_may_accept"})
+    wrong = hop(state.position, (24, 13))
+    state = apply(state, IllegalPlayDetected(0, wrong, "the moves do not match the roll"))
+    assert state.illegal_pending and state.phase == match.REMAINDER
+    state = apply(state, IllegalPlayAccepted(0, wrong))
+    assert state.phase == match.ROLL and state.turn == 0 and state.position == wrong
+
+
+def test_gulbara_roll_number_restarts_each_game() -> None:
+    state = apply(gulbara_after(3), ManualCorrection(1, gb({5: 1}, {24: 15})))
+    state = apply(apply(state, Roll(1, (2, 1))), Play(1, gb({2: 1}, {24: 15})))
+    state = apply(state, Roll(0, (2, 1)))
+    state = apply(state, Play(0, hop(state.position, (24, 21))))
+    state = apply(apply(state, Roll(1, (2, 1))), Play(1, gb({}, {21: 1, 24: 14})))
+    assert state.phase == match.GAME_OVER and state.roll_number == 6
+    state = apply(state, Roll(1, (4, 4)))  # the winner begins the next game: its first roll
+    assert state.game == 1 and state.roll_number == 1
+
+
+def test_gulbara_cascade_replays_without_checking_plays() -> None:
+    """Exports fold journals with play checking off: the hand-on comes from the pips moved."""
+    checked = cascade_handed_on()
+    events: list[match.Event] = [OpeningRoll(3, 1)]
+    state = apply(new_match("gulbara"), events[0])
+    for number in range(3):
+        assert state.turn is not None
+        roll = Roll(state.turn, (number % 5 + 2, 1))
+        state = apply(state, roll)
+        before = state
+        state = first_legal(state)
+        assert before.turn is not None
+        events += [roll, Play(before.turn, state.position_for(before.turn))]
+    events += [ManualCorrection(1, STUCK_ROLLER), Roll(1, (5, 5)), Play(1, hop(STUCK_ROLLER, (5, 0), (5, 0)))]
+    unchecked = replay(new_match("gulbara", check_plays=False), events)
+    assert (unchecked.phase, unchecked.turn, unchecked.pending_steps) == (checked.phase, checked.turn, checked.pending_steps)
+
+
+def sixone_near_home(mover: dict[int, int]) -> match.MatchState:
+    from tests.rules.test_nardy import board
+
+    state = apply(new_match("sixone"), OpeningRoll(4, 2))
+    return apply(state, ManualCorrection(0, board(mover, {24: 15}, "sixone")))
+
+
+def test_sixone_game_ends_when_all_fifteen_are_home() -> None:
+    state = apply(sixone_near_home({8: 1, 1: 14}), Roll(0, (1, 1)))
+    state = apply(state, Play(0, hop(state.position, (8, 4))))
+    assert state.phase == match.GAME_OVER and state.score == (1.0, 0.0)
+    assert state.last_result is not None and state.last_result.result == "race"
+    state = apply(sixone_near_home({9: 1, 1: 14}), Roll(0, (2, 1)))
+    state = apply(state, Play(0, hop(state.position, (9, 7), (7, 6))))
+    assert state.phase == match.GAME_OVER  # 15 home: no bearing off in six-one
+
+
+def test_sixone_not_all_home_plays_on() -> None:
+    state = apply(sixone_near_home({10: 1, 1: 14}), Roll(0, (2, 1)))
+    state = apply(state, Play(0, hop(state.position, (10, 8), (8, 7))))
+    assert state.phase == match.ROLL and state.turn == 1
+
+
+def test_sixone_head_shortcut_is_judged_in_the_match() -> None:
+    state = apply(apply(new_match("sixone"), OpeningRoll(4, 2)), Roll(0, (6, 3)))
+    start = state.position
+    state_after = apply(state, Play(0, hop(start, (24, 2), (24, 21))))
+    assert state_after.phase == match.ROLL and state_after.turn == 1
+    with pytest.raises(IllegalEvent):
+        apply(state, Play(0, hop(start, (24, 2), (24, 1))))  # a 3 does not take a checker home
+    state = apply(apply(new_match("sixone"), OpeningRoll(4, 2)), Roll(0, (5, 3)))
+    with pytest.raises(IllegalEvent):
+        apply(state, Play(0, hop(start, (24, 2), (24, 19))))
+
+
+def test_sixone_resignation_is_one_point() -> None:
+    state = apply(new_match("sixone"), OpeningRoll(4, 2))
+    with pytest.raises(IllegalEvent):
+        apply(state, Resign(0, 2))
+    state = apply(apply(state, Resign(0, 1)), ResignAccepted(1))
+    assert state.score == (0.0, 1.0) and state.last_result is not None and state.last_result.result == "resign"
