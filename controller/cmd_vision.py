@@ -86,7 +86,18 @@ def _read(args: argparse.Namespace) -> int:
     image = read_image(path)
     calib = calibration_for(dataset, image_size=(image.shape[1], image.shape[0]))
     observation = Reader(calib).read(image)
-    print(json.dumps(observation.to_json()))
+    out = observation.to_json()
+    # The position as the rules see it, light on roll, light's home board bottom right
+    # (INTERFACES §3 board frame); null when the frame was refused or cannot be a position.
+    out["position"] = None
+    if observation.points is not None:
+        try:
+            position = observation.to_position("backgammon", light_on_roll=True)
+        except ValueError:
+            position = None
+        if position is not None and position.is_valid():
+            out["position"] = position.id
+    print(json.dumps(out))
     return 0
 
 

@@ -237,6 +237,7 @@ class _Ctx:
     light: np.ndarray
     dark: np.ndarray
     colour_threshold: float | None
+    colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -437,14 +438,18 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
         patch = rows.reshape(-1, 3)
         if patch.size == 0:
             continue
-        out.append(_classify(ctx, np.median(patch, axis=0)))
+        colour = np.median(patch, axis=0)
+        if not vote and ctx.colour_limit is not None:
+            # On the bar, a slot the colour of neither checker is glare or a shadow.
+            nearest = min(float(np.linalg.norm(colour - ctx.light)), float(np.linalg.norm(colour - ctx.dark)))
+            if nearest > ctx.colour_limit:
+                continue
+        out.append(_classify(ctx, colour))
     if not out:
         return []
     # A point holds one colour in any legal position; out-vote stray slots (highlights, dice).
     light = out.count(0)
-    if not vote:  # the bar holds both colours
-        while len(out) < n:
-            out.append(out[-1])
+    if not vote:  # the bar holds both colours; slots of neither colour were dropped
         return out
     if light >= 0.65 * len(out):
         out = [0] * n
@@ -513,7 +518,8 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     light = np.asarray(calib.colours.light, np.float32)
     dark = np.asarray(calib.colours.dark, np.float32)
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
-    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None)
+    limit = config.bar_colour_limit if calib.colours.learnt else None
+    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit)
 
 
 def read_checkers(

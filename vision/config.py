@@ -22,9 +22,11 @@ class VisionConfig:
     motion_fraction: float = 0.004  # share of surface pixels that must move to call it motion
     settle_seconds: float = 0.6  # stillness needed before a frame counts as settled
     hand_chroma_threshold: float = 12.0  # Lab chroma change from the reference that means "something there"
-    hand_luma_threshold: float = 25.0  # Lab lightness change (after global gain) that means the same
+    hand_luma_threshold: float = 24.0  # per cent lightness change (after global gain) that means the same
     hand_min_outside: float = 0.001  # share of the gate image an occluder covers outside the surface
     hand_min_inside: float = 0.010  # share of the surface an occluder covers inside it
+    hand_min_outside_large: float = 0.0003  # ...or this little outside when it covers much inside:
+    hand_min_inside_large: float = 0.04  # this share of the surface
     hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
@@ -34,8 +36,9 @@ class VisionConfig:
     diff_scale: float = 30.0
     texture_gain: float = 8.0  # weight of texture change against colour change
     colour_ratio: float = 0.65  # distance to a checker colour / distance to the board's colour
-    colour_separation: float = 18.0  # Lab: board colours this near a checker colour skip that test
+    colour_separation: float = 8.0  # Lab: board colours this near a checker colour skip that test
     colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
+    bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
     max_stack: int = 15
     min_edge_spacing: float = 0.2  # checker diameters between two detected rims
     comb_ratio: float = 0.85  # a rim spacing scoring this share of the best one is still plausible

@@ -41,6 +41,12 @@ class _GateModel:
         geo = calib.geometry
         self.inside = geo.surface_mask((gh, gw), self.scale, grow=-0.01) > 0
         self.outside = ~(geo.surface_mask((gh, gw), self.scale, grow=config.hand_outside_margin) > 0)
+        # When the board fills the view, an arm enters through the image border right next to
+        # the rim: the border (off the surface itself) counts as outside too.
+        border = np.zeros((gh, gw), bool)
+        border[:2, :] = border[-2:, :] = True
+        border[:, :2] = border[:, -2:] = True
+        self.outside |= border & ~(geo.surface_mask((gh, gw), self.scale, grow=0.005) > 0)
         self.near = geo.surface_mask((gh, gw), self.scale, grow=0.02) > 0
         self.surface_px = max(1, int(self.inside.sum()))
         surface_w = float(np.linalg.norm(geo.corners[1] - geo.corners[0])) * self.scale
@@ -76,7 +82,8 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     gain = float(np.median(ring_now + 8) / max(np.median(ring_ref + 8), 1.0)) if ring_now.size else 1.0
     gain = float(np.clip(gain, 0.6, 1.6))
     diff = lab - ref
-    lum = np.abs(lab[..., 0] - ref[..., 0] * gain)
+    # Relative lightness change: a soft shadow darkens everything by a similar fraction.
+    lum = np.abs(lab[..., 0] - ref[..., 0] * gain) / (ref[..., 0] * gain + 20) * 100
     chroma = np.sqrt(diff[..., 1] ** 2 + diff[..., 2] ** 2)
     changed = ((chroma > config.hand_chroma_threshold) | (lum > config.hand_luma_threshold)).astype(np.uint8)
     changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -91,6 +98,10 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     for k in range(1, count):
         if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
+            return True
+        # An arm barely visible outside (the board fills the view, or it matches the rim) but
+        # covering much of the surface.
+        if out_ids[k] >= config.hand_min_outside_large * total and in_ids[k] >= config.hand_min_inside_large * model.surface_px:
             return True
     return False
 

@@ -46,4 +46,5 @@ def test_eval_json_and_read(small_dataset: Path, capsys: pytest.CaptureFixture[s
     assert main(["vision", "read", str(small_dataset), "frames/start.png", "--json"]) == 0
     reading = json.loads(capsys.readouterr().out)
     assert reading["totals"] == {"light": 15, "dark": 15}
+    assert reading["position"] == "4HPwATDgc/ABMA"
     assert {"points", "bar", "dice", "roll", "occluded", "confidence", "timings_ms"} <= set(reading)
