@@ -63,6 +63,9 @@ class ScriptedBoard:
         self.rng = np.random.default_rng(seed)
         self.hold = hold
         self.seed = seed
+        self.referee: Referee | None = None  # set when the players can see the referee's lights
+        self.turn_offset = 0  # plays already in the journal when this run began
+        self.first_turn = 0
 
     # --- scenes --------------------------------------------------------------------------------
     def seat(self, player: int) -> str:
@@ -128,7 +131,9 @@ class ScriptedBoard:
                 yield Moment(self.scene(turn.before, player, turn.dice, turn.void_first), hold, actions)
                 actions = []
                 yield Moment(self.scene(turn.before, player), hold)
+            rolls = self._rolls_recorded()
             yield Moment(self.scene(turn.before, player, turn.dice), hold, actions)
+            yield from self._until_rolled(turn, rolls)
         for _ in range(3):
             yield Moment(self.scene(turn.before, player, turn.dice, hand=True), 1, moving=True)
         if turn.illegal_first is not None:
@@ -137,9 +142,56 @@ class ScriptedBoard:
             for _ in range(2):
                 yield Moment(self.scene(turn.illegal_first, player, hand=True), 1, moving=True)
             yield Moment(self.scene(turn.result, player), hold + 4)
+        else:
+            yield Moment(self.scene(turn.result, player, turn.dice), hold // 2)
+            yield Moment(self.scene(turn.result, player), hold)
+        yield from self._until_recorded(index, turn)
+
+    # --- the players wait for the referee, as at a real board --------------------------------
+    def _plays_recorded(self) -> int:
+        from rules import match
+
+        referee = self.referee
+        if referee is None:
+            return 0
+        return sum(isinstance(r.event, (match.Play, match.IllegalPlayAccepted)) for r in referee.journal.records)
+
+    def _rolls_recorded(self) -> int:
+        from rules import match
+
+        referee = self.referee
+        if referee is None:
+            return 0
+        return sum(isinstance(r.event, match.Roll) for r in referee.journal.records)
+
+    def _until_rolled(self, turn: Turn, rolls_before: int) -> Iterator[Moment]:
+        """Wait for the roll to be taken; when the referee calls it void, roll again."""
+        from rules import match
+
+        referee = self.referee
+        if referee is None:
             return
-        yield Moment(self.scene(turn.result, player, turn.dice), hold // 2)
-        yield Moment(self.scene(turn.result, player), hold)
+        for _ in range(4):
+            if self._rolls_recorded() > rolls_before or referee.mode != "normal":
+                return
+            last = referee.journal.records[-1].event if referee.journal.records else None
+            if isinstance(last, match.VoidRoll):
+                yield Moment(self.scene(turn.before, turn.player), self.hold)  # dice picked up
+            yield Moment(self.scene(turn.before, turn.player, turn.dice), self.hold)  # (rolled again)
+
+    def _until_recorded(self, index: int, turn: Turn) -> Iterator[Moment]:
+        """Wait for the referee's verdict; answer its question as the director would on the page."""
+        referee = self.referee
+        if referee is None:
+            return
+        scene = self.scene(turn.result, turn.player)
+        for _ in range(6):
+            if self._plays_recorded() > self.turn_offset + index - self.first_turn:
+                return
+            if referee.mode == "question":
+                yield Moment(scene, 1, [lambda ref: ref.correct_reading(turn.result)])
+            else:
+                yield Moment(scene, self.hold)
 
     def frames(self, max_turns: int | None = None, first_turn: int = 0,
                opening_done: bool = False) -> Iterator[tuple[np.ndarray, list[Action]]]:
@@ -228,6 +280,9 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
         on_table(table)
     t0 = time.perf_counter()
     count = 0
+    board.referee = referee
+    board.turn_offset = sum(isinstance(r.event, (_match_types())) for r in journal.records)
+    board.first_turn = first_turn
     for image, actions in board.frames(max_turns, first_turn, opening_done):
         for action in actions:
             action(referee)
@@ -245,6 +300,12 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
     facts = describe(script)
     return GameRun(script, journal_path, exports, list(signals.history), count, seconds,
                    Journal.open(journal_path, repair=False).state.phase, facts)
+
+
+def _match_types() -> tuple[type, ...]:
+    from rules import match
+
+    return (match.Play, match.IllegalPlayAccepted)
 
 
 def _unfinished(data_dir: Path, variant: str) -> Path | None:
