@@ -89,9 +89,12 @@ def test_every_illegal_play_is_flagged_and_no_legal_one(backgammon_run: Any) -> 
 def test_void_rolls_are_caught(backgammon_run: Any) -> None:
     run, _, _ = backgammon_run
     events = _events(run)
-    voids = [e for e in events if isinstance(e, match.VoidRoll)]
+    voids = iter(e.reason for e in events if isinstance(e, match.VoidRoll))
     scripted = [t.void_first for t in run.script.turns if t.void_first]
-    assert [v.reason for v in voids] == scripted
+    # Every scripted void roll is caught, in order.  A valid roll the camera misjudged as void is
+    # rolled again by the players (vision's valid_flagged_void rate, issue 5): it costs a roll,
+    # never a play, as the play-by-play test above shows.
+    assert all(any(reason == found for found in voids) for reason in scripted)
 
 
 def test_the_double_and_take_are_recorded(backgammon_run: Any) -> None:
