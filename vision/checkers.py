@@ -154,10 +154,12 @@ def background_model(background: np.ndarray, config: VisionConfig, size: tuple[i
 
 def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfig,
                   lab: np.ndarray | None = None, bg_lab: np.ndarray | None = None,
-                  colours: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                  colours: tuple[np.ndarray, np.ndarray] | None = None,
+                  checker_px: float | None = None) -> np.ndarray:
     """0..1 per pixel: how unlike the empty board this pixel is (colour and local structure).
 
     Computed at half the canonical resolution (runs need no finer detail) and scaled back up.
+    ``checker_px`` is the checker diameter in canonical pixels (default from the config).
     """
     lab = _lab(canon) if lab is None else lab
     full_size = (lab.shape[1], lab.shape[0])
@@ -199,22 +201,32 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     # A checker the colour of its point shows only its rim: fill closed outlines.
     binary = (score > config.occupancy_threshold).astype(np.uint8)
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
-    small = np.maximum(score, _fill_holes(binary).astype(np.float32))
+    if checker_px is None:
+        checker_px = config.checker_fraction * config.canonical_width
+    small = np.maximum(score, _fill_holes(binary, 0.5 * checker_px, config.hole_max_checkers).astype(np.float32))
     return cv2.resize(small, full_size, interpolation=cv2.INTER_LINEAR)
 
 
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
 
 
-def _fill_holes(binary: np.ndarray) -> np.ndarray:
-    """``binary`` with every region that cannot be reached from the board's middle row filled.
+def _fill_holes(binary: np.ndarray, d: float, max_checkers: float) -> np.ndarray:
+    """``binary`` with every checker-sized region that cannot be reached from the board's middle
+    row filled (``d``: checker diameter in these pixels).
 
     The board edges count as walls, so a checker outline touching the edge still encloses it.
+    A larger enclosed region is empty board walled in by neighbouring stacks, a die or a shadow
+    (a whole empty point between two stacks), not the inside of one checker's rim.
     """
     h, w = binary.shape
-    count, labels = cv2.connectedComponents((binary == 0).astype(np.uint8), connectivity=4)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((binary == 0).astype(np.uint8), connectivity=4)
     reachable = np.zeros(count, bool)
     reachable[np.unique(labels[h // 2])] = True
+    # One checker's inside: no wider or taller than a checker, no larger than its disc.
+    limit = 1.15 * d
+    big = ((stats[:, cv2.CC_STAT_WIDTH] > limit) | (stats[:, cv2.CC_STAT_HEIGHT] > max_checkers * limit)
+           | (stats[:, cv2.CC_STAT_AREA] > max_checkers * 0.785 * d * d))
+    reachable |= big
     reachable[0] = False  # label 0 is the occupied pixels themselves
     return (~reachable[labels]).astype(np.uint8)
 
@@ -238,6 +250,7 @@ class _Ctx:
     dark: np.ndarray
     colour_threshold: float | None
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
+    bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -343,6 +356,11 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
     """
     length = end - start
     sig = edge[start : max(start + 4, int(end - 0.5 * d))].astype(np.float64)
+    # The step from the board to the first checker (and glare) is far stronger than the rims
+    # between stacked checkers; clipped, one strong step cannot drown their periodicity.
+    if sig.size >= 8:
+        sig = np.minimum(sig, min(float(np.percentile(sig, config.comb_clip_percentile)),
+                                  config.comb_clip_median * float(np.median(sig)) + 1.0))
     fallback = max(1, int(round(length / d)))
     if sig.size < 8:
         return fallback, 0.0
@@ -460,6 +478,88 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
     return out
 
 
+def _band_rows(ctx: _Ctx, image: np.ndarray, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
+    band = image[rows, _band(ctx, centre_x)]
+    return band[::-1] if reverse else band
+
+
+def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end: int, colours: list[int],
+                      unknown: np.ndarray) -> tuple[list[int], int]:
+    """Drop slots from the top of a stack that look like the empty board there rather than like
+    their checker: the top checker's shadow or a glare streak lengthens a run, but a checker's
+    face keeps its own colour.  Only where the board there is unlike that checker colour (a
+    checker the colour of its point cannot be told from the point this way)."""
+    n = len(colours)
+    d = ctx.d
+    s = (end - start - d) / (n - 1) if n > 1 else d
+    centres = (ctx.light, ctx.dark)
+    win = max(3, int(0.3 * d))
+    while colours:
+        k = len(colours) - 1
+        a = int(start + k * s)
+        b = int(end)
+        centre = centres[colours[k]]
+        looks_checker = False
+        tested = False
+        # Any window of the slot that looks like the checker keeps it (the slot's extent is only
+        # approximate: a shadow past the stack lengthens the run).
+        for lo in range(a, max(a + 1, b - win + 1), 2):
+            hi = lo + win
+            known = ~unknown[lo:hi]
+            if known.sum() < 0.5 * win:
+                continue
+            colour = np.median(lab[lo:hi][known].reshape(-1, 3), axis=0)
+            board = np.median(bg[lo:hi][known].reshape(-1, 3), axis=0)
+            if float(np.linalg.norm(board - centre)) < ctx.config.slot_board_separation:
+                looks_checker = True  # the board here is the checker's colour: cannot tell
+                break
+            tested = True
+            if float(np.linalg.norm(colour - board)) >= ctx.config.slot_board_ratio * float(np.linalg.norm(colour - centre)):
+                looks_checker = True
+                break
+        if looks_checker or not tested:
+            break
+        colours = colours[:-1]
+        end = int(round(start + (len(colours) - 1) * s + d)) if colours else start
+    return colours, end
+
+
+def _drop_mixed_top(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end: int, n: int,
+                    unknown: np.ndarray) -> tuple[int, int]:
+    """A point holds checkers of one colour.  While a stack's slots are of both colours, a top
+    slot that shows the empty board there (a shadow past the stack, the bare point) is no
+    checker: drop it."""
+    d = ctx.d
+    s = (end - start - d) / (n - 1)
+    stats = []
+    for k in range(n):
+        a = start + k * s
+        b = start + (k + 1) * s if k < n - 1 else end
+        margin = 0.2 * (b - a)
+        lo, hi = int(a + margin), max(int(a + margin) + 1, int(b - margin))
+        known = ~unknown[lo:hi]
+        if known.sum() == 0:
+            stats.append(None)
+            continue
+        colour = np.median(lab[lo:hi][known].reshape(-1, 3), axis=0)
+        board = np.median(bg[lo:hi][known].reshape(-1, 3), axis=0)
+        dl = float(np.linalg.norm(colour - ctx.light))
+        dd = float(np.linalg.norm(colour - ctx.dark))
+        stats.append((0 if dl <= dd else 1, min(dl, dd), float(np.linalg.norm(colour - board))))
+    cfg = ctx.config
+    while n >= 2:
+        classes = {st[0] for st in stats[:n] if st is not None}
+        top = stats[n - 1]
+        if len(classes) < 2 or top is None:
+            break
+        _cls, d_checker, d_board = top
+        if not (d_board <= cfg.mixed_board_tolerance or d_board < cfg.mixed_board_ratio * d_checker):
+            break
+        n -= 1
+        end = int(round(start + (n - 1) * s + d))
+    return n, end
+
+
 def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_base: bool = True) -> PointReading:
     occ, lab, unknown, edge = _profiles(ctx, centre_x, rows, reverse)
     side = _side_profile(ctx, centre_x, rows, reverse)
@@ -471,7 +571,12 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         reach = 0.35 * ctx.d
         for start, end in runs:
             if start > reach:
-                break
+                base = kept[-1][1] if kept else 0
+                if end - start < ctx.config.die_tail_min * ctx.d or not unknown[int(min(reach, start)) : start].all():
+                    break  # (a short stretch just past a die is the die's own edge or shadow)
+                # Everything between the stack so far (or the board edge) and this run lies
+                # under a die: the stack goes on beneath it.
+                start = base
             if kept and kept[-1][1] - kept[-1][0] < 0.55 * ctx.d and start - kept[-1][1] < 0.6 * ctx.d:
                 # A sliver at the edge, then the stack: the first checker is the colour of the
                 # point under it (white on white) and showed only its rim.
@@ -492,10 +597,19 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     for start, end in runs:
         if not from_base and end - start < 0.7 * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
+        if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
+            continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge
         n, conf = _count_run(ctx, start, end, edge, side)
         if n == 0:
             continue
+        bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
+        if bg is not None and n >= 2:
+            n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, unknown)
         colours = _slot_colours(ctx, lab, start, end, n, unknown, vote=from_base)
+        if bg is not None and colours:
+            colours, end = _trim_board_slots(ctx, lab, bg, start, end, colours, unknown)
+            if not colours:
+                continue
         light += colours.count(0)
         dark += colours.count(1)
         confs.append(conf)
@@ -511,7 +625,8 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
         raise ValueError("calibration has no empty-board reference")
     lab = _lab(canon) if lab is None else lab
     if occ is None:
-        occ = occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib))
+        occ = occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+                            checker_px=calib.geometry.checker_u * canon.shape[1])
     if unknown is None:
         unknown = np.zeros(occ.shape, bool)
     d = calib.geometry.checker_u * canon.shape[1]
@@ -519,7 +634,23 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     dark = np.asarray(calib.colours.dark, np.float32)
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
-    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit)
+    bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
+    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
+
+
+_BG_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _background_lab(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    hit = _BG_LAB.get(id(background))
+    if hit is not None and hit[0] is background and hit[1].shape[:2] == shape[:2]:
+        return hit[1]
+    bg = _lab(background)
+    if bg.shape[:2] != shape[:2]:
+        bg = cv2.resize(bg, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    _BG_LAB.clear()
+    _BG_LAB[id(background)] = (background, bg)
+    return bg
 
 
 def read_checkers(
@@ -544,7 +675,8 @@ def read_checkers(
         # checkers, and shadows make it more so): there, only change from the empty bar counts.
         x0 = max(0, int(geo.bar_u[0] * w - 0.2 * ctx.d)) & ~1
         x1 = min(w, int(geo.bar_u[1] * w + 0.2 * ctx.d) + 2) & ~1
-        bar_occ = occupancy_map(canon[:, x0:x1], calib.background[:, x0:x1], config, lab=ctx.lab[:, x0:x1])
+        bar_occ = occupancy_map(canon[:, x0:x1], calib.background[:, x0:x1], config, lab=ctx.lab[:, x0:x1],
+                                checker_px=ctx.d)
         ctx.occ = ctx.occ.copy()
         ctx.occ[:, x0:x1] = cv2.resize(bar_occ, (x1 - x0, h))
     bar = _read_strip(ctx, bar_cx, slice(0, h), False, from_base=False)
@@ -577,7 +709,8 @@ def stack_extents(calib: Calibration, frame: np.ndarray, config: VisionConfig) -
 def slot_samples(calib: Calibration, canon: np.ndarray, config: VisionConfig) -> list[np.ndarray]:
     """Median Lab colour of every checker slot found without colour knowledge (for learning)."""
     ctx = _context(calib, canon, config, None, occ=None if calib.colours.learnt is False else None)
-    ctx.occ = occupancy_map(canon, calib.background, config, lab=ctx.lab)  # type: ignore[arg-type]
+    ctx.occ = occupancy_map(canon, calib.background, config, lab=ctx.lab,  # type: ignore[arg-type]
+                            checker_px=ctx.d)
     geo = calib.geometry
     h, w = canon.shape[:2]
     out: list[np.ndarray] = []

@@ -39,9 +39,18 @@ class VisionConfig:
     colour_separation: float = 8.0  # Lab: board colours this near a checker colour skip that test
     colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
     bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
+    rim_min: float = 2.5  # Lab L per px: a run with no step this sharp has no checker rim (glare, shadow)
     max_stack: int = 15
+    die_tail_min: float = 0.5  # checker diameters: a stack hidden at its base by a die must show this much past it
+    slot_board_separation: float = 60.0  # Lab: a top slot is tested against the board only where they differ this much
+    mixed_board_tolerance: float = 25.0  # Lab: in a two-coloured stack, a top slot this near the empty board is board
+    mixed_board_ratio: float = 0.5  # ...as is one this many times nearer the board than its checker colour
+    slot_board_ratio: float = 1.0  # top slot dropped when nearer the empty board than its checker colour by this factor
+    hole_max_checkers: float = 1.5  # an enclosed region larger than this many checker discs is board, not a rim's inside
     min_edge_spacing: float = 0.2  # checker diameters between two detected rims
-    comb_ratio: float = 0.85  # a rim spacing scoring this share of the best one is still plausible
+    comb_clip_percentile: float = 90.0  # rim profile clipped here before its period is measured
+    comb_clip_median: float = 2.5  # ...and at this multiple of its median (a die's edges beside a stack)
+    comb_ratio: float = 0.75  # a rim spacing scoring this share of the best one is still plausible
     use_dice: bool = True  # read dice with vision.dice (off: checkers only)
     # --- recheck ------------------------------------------------------------------------------
     recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera

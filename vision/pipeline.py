@@ -75,7 +75,9 @@ class Reader:
         canon = timed("warp", lambda: calib.geometry.warp(image, calib.canonical_width))
         canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
         lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
-        occ = timed("occupancy", lambda: occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib)))
+        occ = timed("occupancy", lambda: occupancy_map(
+            canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+            checker_px=calib.geometry.checker_u * canon.shape[1]))
         dice: list[Any] = []
         if self._dice is not None:
             dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry)))
@@ -88,7 +90,12 @@ class Reader:
             def validity() -> tuple[str, str | None, str | None]:
                 mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2])
                 judge = getattr(self._dice, "roll_validity", None) or simple_roll_validity
-                return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
+                if not hasattr(self._dice, "changed_from_empty"):
+                    return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
+                dice[:] = self._dice.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
+                occupied = lambda: self._dice.changed_from_empty(  # noqa: E731 - computed only if needed
+                    lab, calib.background, calib.geometry, image.shape[:2])
+                return tuple(judge(dice, calib.geometry, mask, occupied=occupied))  # type: ignore[return-value]
 
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
