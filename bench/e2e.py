@@ -15,10 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.demo import play_script
-from controller.script import backgammon_game
-from controller.table import Table
-from firmware_bridge import open_leds
+# The repository first: bench/rules.py must not shadow the rules package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.demo import play_script  # noqa: E402
+from controller.script import backgammon_game  # noqa: E402
+from controller.table import Table  # noqa: E402
+from firmware_bridge import open_leds  # noqa: E402
 
 
 def main() -> None:
