@@ -52,6 +52,8 @@ __all__ = [
     "find_pips",
     "find_faces",
     "roll_validity",
+    "plausible_dice",
+    "changed_from_empty",
 ]
 
 
@@ -70,6 +72,8 @@ class DiceConfig:
     min_contrast: float = 38.0  # grey levels a pip must be darker (lighter) than its face
     rel_contrast: float = 0.28  # ... and at least this fraction of the face brightness
     hat_levels: tuple[float, ...] = (1.0, 2.0)  # thresholds tried (multiples of the two above)
+    all_levels: bool = False  # also run the higher levels when some blob is elongated (at board scale)
+    split_ratio: float = 0.75  # ... this elongated (minor/major axis); and split such blobs
     grow_steps: int = 2  # px a higher level's pip cores are grown back into the base mask
     min_pip_area: float = 4.0  # px
     max_pip_frac: float = 0.055  # largest pip diameter, fraction of the shorter image side
@@ -111,12 +115,14 @@ class DiceConfig:
     one_polarity: bool = True  # all dice in a frame have the same pip polarity (dark or light pips)
     cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
     min_confidence: float = 0.25
-    cocked_lattice_tolerance: float = 0.11  # top-face shape vs the table plane, faces with 4-6 pips
+    cocked_lattice_tolerance: float = 0.085  # top-face shape vs the table plane, faces with 4-6 pips
     cocked_pip_tolerance: float = 0.15  # ... faces with 2-3 pips (shape from the pip ellipses)
     cocked_one_tolerance: float = 0.3  # ... a one
+    cocked_pip_r: float = 4.5  # px: pips smaller than this have noisier moments, the two above grow as (this/r)^2
     cocked_free_factor: float = 2.5  # without a board, shape differences count this much less
     cocked_side_ratio: float = 0.45  # with a board: a side face this round, and a slightly tilted top
     cocked_side_alone: float = 0.6  # with a board: a side face this round alone means cocked
+    cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's)
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -132,7 +138,8 @@ class DiceConfig:
     window_pad: float = 1.5  # die edges added around a window's blobs
     window_max_dice: float = 4.2  # die edges: the largest window
     board_max_scale: float = 2.5
-    board_hat_die: float = 0.55  # black-hat kernel as a share of the expected die edge
+    board_hat_die: float = 0.4  # black-hat kernel as a share of the expected die edge (windows)
+    board_pip_hat_die: float = 0.25  # ... when finding pips in a window
     board_max_pip_die: float = 0.4  # largest pip diameter as a share of the die edge
     board_pip_die: float = 0.1  # a one's pip radius as a share of the die edge (rough)
     board_size_min: float = 0.82  # implied die edge / expected die edge (a six's column is not a three)
@@ -141,6 +148,17 @@ class DiceConfig:
     board_one_size_max: float = 1.6
     board_top_max_tilt: float = 0.45  # shape difference from the board plane beyond which a face is a side
     board_tilt_margin: float = 0.05
+    board_face_tolerance: float = 0.2  # small dice: a corner pip's ring reaches the die's edge
+    # --- validity -------------------------------------------------------------------------------
+    on_checker_depth: float = 0.3  # die edges: a die's centre this deep inside a checker rests on it
+    leaning_tilt: float = 0.5  # a die in contact with something is cocked at this tilt score
+    leaning_reach: float = 1.3  # die edges: contact = the die's body runs this far from its centre
+    leaning_area: float = 1.5  # ... and covers this many die-edge squares
+    change_lab: float = 20.0  # Lab units of change from the empty board that score 1 (changed_from_empty)
+    rim_inner: float = 0.78  # die edges: the checker's rim around a die starts this far from its centre
+    rim_min_occupied: float = 0.3  # ... and this share of it must be unlike the empty board
+    rim_occupancy: float = 0.5  # occupancy (0..1, or 0/255 masks) that counts as unlike it
+    gap_one_cover: float = 0.35  # a lone pip whose die footprint is this much checker, not on one
 
 
 @dataclass(frozen=True)
@@ -153,6 +171,7 @@ class DieReading:
     centre: tuple[float, float]
     confidence: float
     cocked: bool
+    tilt: float = 0.0  # top-face shape vs the board plane, in multiples of its cocked tolerance
 
 
 class RollValidity(NamedTuple):
@@ -315,6 +334,8 @@ def _blobs(
     l2 = np.maximum(tr / 2.0 - disc, 1e-6)
     ratio = np.sqrt(l2 / l1)
     good = (fill >= cfg.min_fill) & (fill <= 1.6) & (ratio >= cfg.min_axis_ratio)
+    if too_big is not None and cfg.all_levels:  # an elongated blob: maybe blurred pips merged
+        too_big.append(bool((ratio < cfg.split_ratio).any()))
     # Ring test: sample the image on the pip's own ellipse scaled by ring_scale.
     t = np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)
     ct, st = np.cos(t), np.sin(t)
@@ -389,12 +410,21 @@ def _pips_of(gray: np.ndarray, hat: np.ndarray, bg: np.ndarray, dark: bool, cfg:
     levels = [_blobs(gray, hat, bg, dark, cfg, roi, cfg.hat_levels[0], too_big)]
     if any(too_big):
         levels += [_blobs(gray, hat, bg, dark, cfg, roi, lv) for lv in cfg.hat_levels[1:]]
-    return _merge_levels(levels)
+    return _merge_levels(levels, split=cfg.split_ratio if cfg.all_levels else 0.0)
 
 
-def _merge_levels(levels: list[list[Pip]]) -> list[Pip]:
+def _axis_ratio(cov: tuple[float, float, float]) -> float:
+    cxx, cxy, cyy = cov
+    disc = math.sqrt(max((cxx - cyy) ** 2 / 4.0 + cxy * cxy, 0.0))
+    l1, l2 = (cxx + cyy) / 2 + disc, max((cxx + cyy) / 2 - disc, 1e-9)
+    return math.sqrt(l2 / max(l1, 1e-9))
+
+
+def _merge_levels(levels: list[list[Pip]], split: float = 0.0) -> list[Pip]:
     """Pips found at several thresholds: keep the lowest threshold's version of each pip and add
-    pips only a higher threshold separated from their surroundings."""
+    pips only a higher threshold separated from their surroundings; with `split` > 0, a blob more
+    elongated than that (minor/major axis) that a higher threshold splits into two or more pips is
+    replaced by them (blurred pips merged)."""
     out = list(levels[0])
     for extra in levels[1:]:
         if not out:
@@ -402,10 +432,18 @@ def _merge_levels(levels: list[list[Pip]]) -> list[Pip]:
             continue
         xy = np.array([(p.x, p.y) for p in out])
         rad = np.array([p.radius for p in out])
-        for p in extra:
-            d = np.hypot(xy[:, 0] - p.x, xy[:, 1] - p.y)
-            if not (d <= np.maximum(rad, p.radius) * 1.2).any():
-                out.append(p)
+        ex = np.array([(p.x, p.y) for p in extra]).reshape(-1, 2)
+        erad = np.array([p.radius for p in extra])
+        near = np.hypot(xy[:, None, 0] - ex[None, :, 0], xy[:, None, 1] - ex[None, :, 1]) <= (
+            np.maximum(rad[:, None], erad[None, :]) * 1.2)
+        # a blob that a higher threshold splits into two or more pips was blurred pips merged
+        split_ = (near.sum(axis=1) >= 2) & (split > 0)
+        for i in np.nonzero(split_)[0]:  # two merged pips make an elongated blob of two halves
+            parts = erad[near[i]] ** 2
+            split_[i] = _axis_ratio(out[i].cov) < split and parts.min() >= 0.25 * rad[i] ** 2
+        owned = near.sum(axis=0) > 0
+        out = [p for p, sp in zip(out, split_, strict=True) if not sp]
+        out += [p for k, p in enumerate(extra) if not owned[k] or near[split_, k].any()]
     return out
 
 
@@ -896,13 +934,14 @@ def _board_shape(board: Any, xy: tuple[float, float]) -> tuple[float, float, flo
 
 
 def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
-            offset: tuple[float, float] = (0.0, 0.0)) -> list[bool]:
+            offset: tuple[float, float] = (0.0, 0.0), with_scores: bool = False) -> list[bool]:
     """Is each die cocked?  A flat die's top face is parallel to the table, so it is foreshortened
     like the board plane (known from the calibration) or, without a board, like the other dice's
     top faces.  A die leaning on an edge is tilted by 20-45 degrees, which changes that shape; it
     also shows a large side face (with a board: a side face whose pips are rounder than
     `cocked_side_ratio`)."""
     out = []
+    scores: list[float] = []
     shapes = [_face_shape(t) for t, _ in dice]
     for k, (t, sides) in enumerate(dice):
         ref = None
@@ -913,20 +952,36 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
             ref = tuple(float(np.median([o[c] for o in others])) for c in range(3))  # type: ignore[assignment]
         if ref is None:
             out.append(False)
+            scores.append(0.0)
             continue
         diff = _shape_diff(shapes[k], ref)  # type: ignore[arg-type]
         if board is None:  # other dice seen from other angles (perspective): a weaker reference
             diff /= cfg.cocked_free_factor
-        side = max((s.axes[0] for s in sides), default=0.0) if board is not None else 0.0
+        # a side face of a cocked die is large: its pips are about as big as the top face's (the
+        # sliver of a side face a flat die shows has small, cut pips)
+        side = max((s.axes[0] for s in sides if s.extra["r"] >= cfg.cocked_side_pip * t.extra["r"]),
+                   default=0.0) if board is not None else 0.0
+        noise = max(1.0, cfg.cocked_pip_r / max(t.extra["r"], 1e-6)) ** 2 if board is not None else 1.0
+        pip_tol = cfg.cocked_pip_tolerance * noise
+        one_tol = cfg.cocked_one_tolerance * noise
+        # the tilt score (for a die leaning on something, `roll_validity`) against the plain tolerances
+        tol = (cfg.cocked_lattice_tolerance if t.extra["lattice"] else
+               cfg.cocked_one_tolerance if t.value == 1 else cfg.cocked_pip_tolerance)
+        scores.append(diff / tol)
         if t.extra["lattice"]:
             cocked = diff > cfg.cocked_lattice_tolerance
         elif t.value == 1:  # one pip's moments are a poor measure of its face's shape
-            cocked = diff > cfg.cocked_one_tolerance or (
-                diff > cfg.cocked_pip_tolerance and side >= cfg.cocked_side_ratio)
+            cocked = diff > one_tol or (diff > pip_tol and side >= cfg.cocked_side_ratio)
         else:
-            cocked = diff > cfg.cocked_pip_tolerance or (
+            cocked = diff > pip_tol or (
                 diff > cfg.cocked_lattice_tolerance and side >= cfg.cocked_side_ratio)
-        out.append(bool(cocked or side >= cfg.cocked_side_alone))
+        # alone, only a side face with two or more pips (a flat die's sliver of side face can
+        # show one cut pip)
+        side2 = max((s.axes[0] for s in sides if s.value >= 2 and s.extra["r"] >= cfg.cocked_side_pip * t.extra["r"]),
+                    default=0.0) if board is not None else 0.0
+        out.append(bool(cocked or side2 >= cfg.cocked_side_alone))
+    if with_scores:
+        return out, scores  # type: ignore[return-value]
     return out
 
 
@@ -1008,9 +1063,9 @@ def read_dice_timed(
     if cfg.one_polarity:
         dice = _one_polarity(dice)
     dice = _plausible_ones(dice, cfg)
-    cocked = _cocked(dice, cfg, board, scale, offset)
+    cocked, tilts = _cocked(dice, cfg, board, scale, offset, with_scores=True)  # type: ignore[misc]
     readings = []
-    for (top, _sides), is_cocked in zip(dice, cocked, strict=True):
+    for (top, _sides), is_cocked, tilt_score in zip(dice, cocked, tilts, strict=True):
         x, y, bw, bh = top.box
         conf = max(0.0, min(1.0, 1.0 - 2.0 * top.error)) * (0.6 if top.value == 1 else 1.0)
         if conf < cfg.min_confidence:
@@ -1022,6 +1077,7 @@ def read_dice_timed(
                 centre=(top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1]),
                 confidence=round(conf, 3),
                 cocked=bool(is_cocked),
+                tilt=round(float(tilt_score), 3),
             )
         )
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
@@ -1126,9 +1182,9 @@ def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
     """Pip sizes follow from the expected die size when the board is known."""
     from dataclasses import replace
 
-    return replace(cfg, hat_kernel_px=cfg.board_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
+    return replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
                    rect_kernel=True, boundary_radius=0.0, ring_scale=cfg.board_ring_scale,
-                   hat_levels=cfg.board_hat_levels)
+                   hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance)
 
 
 def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
@@ -1157,12 +1213,15 @@ def read_dice(image_bgr: np.ndarray, config: DiceConfig | None = None, board: An
 
 
 def roll_validity(
-    dice: list[DieReading], board: Any, checker_mask: np.ndarray | None = None, *, opening: bool = False
+    dice: list[DieReading], board: Any, checker_mask: np.ndarray | None = None, *, opening: bool = False,
+    occupied: Any = None,
 ) -> RollValidity:
     """Judge the dice lying on the board: `none` without dice; `void` when a die is off the playing
     surface (or on the bar), rests on a checker (most of its footprint in `checker_mask`, uint8
     255 = checker, image-sized), is cocked, or when the dice lie in different halves (not for
-    the single dice of an opening roll, `opening`); otherwise `valid` with the half they lie in."""
+    the single dice of an opening roll, `opening`); otherwise `valid` with the half they lie in.
+    `occupied` (optional; an image-sized mask, 255 = not the empty board, or a function returning
+    one; or 0..1 occupancy, > `rim_occupancy` counts) confirms a checker under a die: the checker's rim must show around the die."""
     if not dice:
         return RollValidity("none", None, None)
     halves: list[str] = []
@@ -1173,10 +1232,21 @@ def roll_validity(
         halves.append(h)
     if checker_mask is not None:
         for d in dice:
-            if _on_checker(d, checker_mask):
-                return RollValidity("void", "on_checker", None)
+            if _on_checker(d, checker_mask, board):
+                if callable(occupied):
+                    occupied = occupied()
+                if occupied is None or _rim_shows(d, checker_mask, occupied, board):
+                    return RollValidity("void", "on_checker", None)
     if any(d.cocked for d in dice):
         return RollValidity("void", "cocked", None)
+    if occupied is not None:
+        cfg = DiceConfig()
+        for d in dice:
+            if d.tilt >= cfg.leaning_tilt:
+                if callable(occupied):
+                    occupied = occupied()
+                if _leaning(d, occupied, board, cfg):
+                    return RollValidity("void", "cocked", None)
     if len(set(halves)) > 1:
         if opening:
             return RollValidity("valid", None, None)
@@ -1184,15 +1254,115 @@ def roll_validity(
     return RollValidity("valid", None, halves[0])  # type: ignore[arg-type]
 
 
-def _on_checker(d: DieReading, mask: np.ndarray) -> bool:
-    """Most of the die's top face lies over a checker."""
+def _depth(d: DieReading, mask: np.ndarray, die_px: float) -> tuple[float, float]:
+    """How deep the die's centre lies inside the checker mask (px to the nearest pixel that is not
+    checker; 0 when the centre is off every checker), and the share of its footprint (a square of
+    the die's size) over checkers."""
     h, w = mask.shape[:2]
-    x, y, bw, bh = d.box
     cx, cy = d.centre
-    half = max(bw, bh) / 2.0 + 2
-    x0, x1 = int(max(0, cx - half)), int(min(w, cx + half + 1))
-    y0, y1 = int(max(0, cy - half)), int(min(h, cy + half + 1))
-    if x0 >= x1 or y0 >= y1:
+    r = max(2.0, die_px)
+    x0, x1 = int(max(0, cx - r)), int(min(w, cx + r + 1))
+    y0, y1 = int(max(0, cy - r)), int(min(h, cy + r + 1))
+    ix, iy = int(round(cx)) - x0, int(round(cy)) - y0
+    if x0 >= x1 or y0 >= y1 or not (0 <= ix < x1 - x0 and 0 <= iy < y1 - y0):
+        return 0.0, 0.0
+    region = (mask[y0:y1, x0:x1] > 0).astype(np.uint8)
+    hf = die_px / 2.0
+    fx0, fx1 = int(max(0, cx - hf)) - x0, int(min(w, cx + hf + 1)) - x0
+    fy0, fy1 = int(max(0, cy - hf)) - y0, int(min(h, cy + hf + 1)) - y0
+    cover = float(region[fy0:fy1, fx0:fx1].mean()) if fx1 > fx0 and fy1 > fy0 else 0.0
+    if not region[iy, ix]:
+        return 0.0, cover
+    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    return float(dist[iy, ix]), cover
+
+
+def _die_px(d: DieReading, board: Any) -> float:
+    try:
+        return float(board.die_size_px(d.centre))
+    except Exception:  # noqa: BLE001 - no board scale: the top face's pips tell it roughly
+        return float(max(d.box[2], d.box[3])) / 0.75
+
+
+def _on_checker(d: DieReading, mask: np.ndarray, board: Any = None) -> bool:
+    """The die rests on a checker: its centre lies well inside a checker's circle (a die flat on
+    the board beside a stack has its centre outside every circle, or only grazes one)."""
+    die_px = _die_px(d, board)
+    depth, _ = _depth(d, mask, die_px)
+    return depth >= DiceConfig().on_checker_depth * die_px
+
+
+def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
+                       image_shape: tuple[int, int]) -> np.ndarray:
+    """Image-sized float map of how unlike the empty board each pixel is (1 = `change_lab` Lab
+    units, lightness counting less: shading), from the canonical frame's Lab image and the
+    calibration's canonical empty-board image.  Used to confirm a checker's rim around a die and
+    to see what a die leans on."""
+    bg = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if bg.shape != lab.shape:
+        bg = cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_AREA)
+    d = lab.astype(np.float32) - bg
+    dist = np.sqrt(0.3 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) / DiceConfig().change_lab
+    return cv2.warpPerspective(dist, board.warp_matrix(lab.shape[1]), (image_shape[1], image_shape[0]),
+                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+
+
+def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -> bool:
+    """The die's body runs into something (a checker, the rail, the other die): what is not the
+    empty board around it reaches `leaning_reach` die edges from its centre and covers more than
+    a flat die would.  Dice get cocked leaning on something, so with this contact a top face
+    tilted by only `leaning_tilt` of the cocked tolerance is enough."""
+    die_px = _die_px(d, board)
+    h, w = occupied.shape[:2]
+    cx, cy = d.centre
+    r = cfg.leaning_reach * die_px
+    x0, y0 = int(cx - r), int(cy - r)
+    x1, y1 = int(cx + r) + 1, int(cy + r) + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
-    region = mask[y0:y1, x0:x1]
-    return bool((region > 0).mean() >= 0.5)
+    m = (occupied[y0:y1, x0:x1] > cfg.rim_occupancy).astype(np.uint8)
+    n, lab, st, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    c = lab[int(cy) - y0, int(cx) - x0]
+    if c == 0:
+        return False
+    x, y, bw, bh, area = st[c]
+    touch = x == 0 or y == 0 or x + bw >= m.shape[1] or y + bh >= m.shape[0]
+    return bool(touch and area >= cfg.leaning_area * die_px * die_px)
+
+
+def _rim_shows(d: DieReading, mask: np.ndarray, occupied: np.ndarray, board: Any = None) -> bool:
+    """A checker under the die shows as a ring around it (a checker is ~2.4 die edges across) that
+    is not the empty board; a die mistaken for a checker has the bare board around it."""
+    die_px = _die_px(d, board)
+    h, w = mask.shape[:2]
+    cx, cy = d.centre
+    r1 = 1.15 * die_px
+    x0, x1 = int(max(0, cx - r1)), int(min(w, cx + r1 + 1))
+    y0, y1 = int(max(0, cy - r1)), int(min(h, cy + r1 + 1))
+    if x0 >= x1 or y0 >= y1:
+        return True
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    rr = np.hypot(xx - cx, yy - cy)
+    ring = (rr >= DiceConfig().rim_inner * die_px) & (rr <= r1) & (mask[y0:y1, x0:x1] > 0)
+    if ring.sum() < 8:
+        return True
+    return bool((occupied[y0:y1, x0:x1][ring] > DiceConfig().rim_occupancy).mean() >= DiceConfig().rim_min_occupied)
+
+
+def plausible_dice(dice: list[DieReading], board: Any, checker_mask: np.ndarray | None,
+                   config: DiceConfig | None = None) -> list[DieReading]:
+    """Drop lone "ones" that cannot be a die once the checkers are known: a light or dark spot on
+    the rim of the checkers (the board showing in the gap between two touching checkers) whose die
+    body would have to overlap the checkers while not resting on one."""
+    if checker_mask is None or not dice:
+        return list(dice)
+    cfg = config or DiceConfig()
+    out = []
+    for d in dice:
+        if d.value == 1:
+            die_px = _die_px(d, board)
+            depth, cover = _depth(d, checker_mask, die_px)
+            if depth < cfg.on_checker_depth * die_px and cover >= cfg.gap_one_cover:
+                continue
+        out.append(d)
+    return out
