@@ -109,6 +109,7 @@ class ScriptedBoard:
             first, second = (die0, die1) if bottom_player == 0 else (die1, die0)
             scene = self.scene(start, bottom_player, (first, second), "different_halves")
             yield Moment(scene, hold)
+            yield from self._until_opening(start, bottom_player, (first, second))
             if script.variant != "backgammon":
                 yield Moment(self.scene(start, 0), hold)  # dice picked up; the starter rolls afresh
         for index, turn in enumerate(turns):
@@ -155,6 +156,21 @@ class ScriptedBoard:
         if referee is None:
             return 0
         return sum(isinstance(r.event, (match.Play, match.IllegalPlayAccepted)) for r in referee.journal.records)
+
+    def _until_opening(self, start: Position, bottom_player: int, dice: tuple[int, int]) -> Iterator[Moment]:
+        """The opening roll taken, or rolled again after the referee called it void."""
+        from rules import match
+
+        referee = self.referee
+        if referee is None:
+            return
+        for _ in range(4):
+            records = referee.journal.records
+            if any(isinstance(r.event, match.OpeningRoll) for r in records) or referee.mode != "normal":
+                return
+            if records and isinstance(records[-1].event, match.VoidRoll):
+                yield Moment(self.scene(start, 0), self.hold)  # dice picked up
+            yield Moment(self.scene(start, bottom_player, dice, "different_halves"), self.hold)
 
     def _rolls_recorded(self) -> int:
         from rules import match
