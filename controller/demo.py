@@ -204,7 +204,8 @@ class ScriptedBoard:
         for _ in range(6):
             if self._plays_recorded() > self.turn_offset + index - self.first_turn:
                 return
-            if referee.mode == "question":
+            if referee.mode == "question" or (referee.mode == "illegal" and turn.illegal_first is None):
+                # The director answers the question, or overrides an alert a misreading caused.
                 yield Moment(scene, 1, [lambda ref: ref.correct_reading(turn.result)])
             else:
                 yield Moment(scene, self.hold)

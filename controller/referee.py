@@ -696,13 +696,24 @@ class Referee:
         return True
 
     def correct_reading(self, position: Position) -> bool:
-        """A person says what the board really shows (from the acting player's side): judge that."""
-        if self.mode not in (QUESTION, NORMAL) or self.state.phase not in (match.PLAY, match.REMAINDER):
+        """A person says what the board really shows (from the acting player's side): judge that.
+
+        Also overrides an illegal-play verdict that came from a misreading: the record keeps the
+        alert, then its correction and the play as the person says it stands.
+        """
+        if self.mode not in (QUESTION, NORMAL, ILLEGAL) or self.state.phase not in (match.PLAY, match.REMAINDER):
             self.message = "a correction is taken only while a play is being judged"
             return False
         if position.variant != self.variant:
             self.message = f"the corrected position is not a {self.variant} position"
             return False
+        if self.mode == ILLEGAL and self.pending is not None:
+            if self._why_illegal(self.state.position_for(self.pending.player), position) is not None:
+                self.message = "that position is not a legal play either"
+                return False
+            if not self._append(match.IllegalPlayCorrected(player=self.pending.player)):
+                return False
+            self._emit("corrected", player=self.pending.player, how="reading corrected")
         self.mode = NORMAL
         self.pending = None
         self.uncertain_reads = 0

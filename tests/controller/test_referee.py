@@ -358,3 +358,23 @@ def test_gulbara_roller_dice_left_on_the_board_are_not_the_opponents_roll(tmp_pa
     referee.observe(gb_obs(chosen, player=0))
     referee.observe(gb_obs(chosen, dice=(5, 5), player=0))  # the opponent rolls 5-5 in turn
     assert journal_kinds(referee, 2) == ["CascadePlay", "Roll"] and referee.state.dice == (5, 5)
+
+
+def test_a_person_can_override_an_alert_caused_by_a_misreading(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    start = starting_position()
+    mover = list(start.mover)
+    mover[12] -= 2
+    mover[8] += 1
+    mover[10] += 1  # what the camera (wrongly) read
+    misread = Position(tuple(mover), start.opponent)
+    referee.observe(obs(misread))
+    referee.observe(obs(misread))
+    assert referee.mode == ILLEGAL
+    assert not referee.correct_reading(misread)  # an illegal board is not a correction
+    right = play(start, "31", "8/5 6/5")
+    assert referee.correct_reading(right)
+    kinds = [type(r.event).__name__ for r in signals.journal.records[-3:]]
+    assert kinds == ["IllegalPlayDetected", "IllegalPlayCorrected", "Play"]
+    assert referee.mode == NORMAL and referee.state.turn == 1
