@@ -38,6 +38,9 @@ from vision.pipeline import Reader
 log = logging.getLogger(__name__)
 
 FPS = 10.0
+#: The demo's long nardy game is shown from the start through the middle game (the first-turn
+#: head exception and the refused six-point block come early); the whole game is 101 turns.
+NARDY_DEMO_TURNS = 40
 Action = Callable[[Referee], Any]
 
 
@@ -248,6 +251,7 @@ class GameRun:
     seconds: float
     final_phase: str
     facts: dict[str, Any]
+    complete: bool = False  # every scripted play up to the last turn shown is in the journal
 
 
 def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: int = 3,
@@ -315,8 +319,12 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
             continue
         exports[fmt] = export_journal(journal_path, fmt)
     facts = describe(script)
+    final = Journal.open(journal_path, repair=False)
+    shown = script.turns[:max_turns] if max_turns else script.turns
+    recorded = [e.result for e in final.events if isinstance(e, _match_types()[0])]
+    complete = recorded == [t.result for t in shown]
     return GameRun(script, journal_path, exports, list(signals.history), count, seconds,
-                   Journal.open(journal_path, repair=False).state.phase, facts)
+                   final.state.phase, facts, complete)
 
 
 def _match_types() -> tuple[type, ...]:
@@ -368,15 +376,18 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
     try:
         for variant in games:
             script = backgammon_game() if variant == "backgammon" else nardy_game()
-            print(f"refereeing {script.title} ({len(script.turns)} turns)…", flush=True)
+            limit = max_turns if max_turns else (None if variant == "backgammon" else NARDY_DEMO_TURNS)
+            shown = len(script.turns[:limit]) if limit else len(script.turns)
+            print(f"refereeing {script.title} ({shown} of {len(script.turns)} turns)…", flush=True)
             on_table = hub.attach if hub is not None else None
-            run = play_script(script, out, leds, max_turns=max_turns, listeners=listeners,
+            run = play_script(script, out, leds, max_turns=limit, listeners=listeners,
                               on_table=on_table, realtime=not headless, resume=resume)
             runs.append(run)
             verdicts = [k for k, _ in run.signals]
             print(f"  {run.frames} frames in {run.seconds:.1f} s; plays {verdicts.count('play')}, "
                   f"illegal plays flagged {verdicts.count('illegal')}, void rolls {verdicts.count('void')}, "
-                  f"questions {verdicts.count('question')}; game state: {run.final_phase}")
+                  f"questions {verdicts.count('question')}; game state: {run.final_phase}; "
+                  f"every scripted play recorded: {'yes' if run.complete else 'NO'}")
             print(f"  journal: {run.journal_path}")
             for fmt, path in run.exports.items():
                 print(f"  {fmt}: {path}")
@@ -394,4 +405,4 @@ def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     runs = run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns,
                     games=games or ("backgammon", "nardy"), resume=resume)
-    return 0 if all(run.final_phase in ("game_over", "match_over") or max_turns for run in runs) else 1
+    return 0 if all(run.complete for run in runs) else 1
