@@ -302,19 +302,7 @@ class Journal:
         data.update(event_to_json(event))
         if evidence is not None:
             data["evidence"] = evidence
-        line = encode_line(data)
-        size = os.fstat(self._fd).st_size
-        try:
-            _write_all(self._fd, line)
-            os.fsync(self._fd)
-        except OSError:
-            # Leave no half line behind (disk full ...): the event was not stored.
-            try:
-                os.ftruncate(self._fd, size)
-                os.fsync(self._fd)
-            except OSError:
-                pass
-            raise
+        self._write_durably(encode_line(data))
         self.records.append(record)
         self.state = state
         return record
@@ -337,9 +325,17 @@ class Journal:
             data.update(event_to_json(event))
             lines.append(encode_line(data))
             records.append(record)
+        self._write_durably(b"".join(lines))
+        self.records.extend(records)
+        self.state = state
+        return records
+
+    def _write_durably(self, data: bytes) -> None:
+        """One write and one fsync; on failure (disk full ...) no half line is left behind."""
+        assert self._fd is not None
         size = os.fstat(self._fd).st_size
         try:
-            _write_all(self._fd, b"".join(lines))
+            _write_all(self._fd, data)
             os.fsync(self._fd)
         except OSError:
             try:
@@ -348,9 +344,6 @@ class Journal:
             except OSError:
                 pass
             raise
-        self.records.extend(records)
-        self.state = state
-        return records
 
     def close(self) -> None:
         if self._fd is not None:

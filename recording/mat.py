@@ -453,6 +453,11 @@ def _text(before: match.MatchState, after: match.MatchState, event: match.Event)
         else:
             steps = steps_from_difference(before.position_for(event.player), event.result)
         return event.player, f"{high}{low}: {format_steps(steps)}"
+    return cube_text(before, event)
+
+
+def cube_text(before: match.MatchState, event: match.Event) -> tuple[int, str] | None:
+    """A cube action as gnubg writes it in a match file (also used by the .txt record)."""
     if isinstance(event, match.Double):
         return event.player, f" Doubles => {before.cube * 2}"
     if isinstance(event, match.Take):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from recording.mat import format_steps, layout, match_date, split_games, steps_from_difference
+from recording.mat import cube_text, format_steps, layout, match_date, split_games, steps_from_difference
 from rules import match
 from rules.steps import Play as StepsPlay
 
@@ -48,14 +48,9 @@ def _text_for(variant: str) -> Any:
             return event.player, f" (void roll{': ' + event.reason if event.reason else ''})"
         if isinstance(event, match.ManualCorrection):
             return event.player, f" (board set by hand: {event.position.id}{'; ' + event.note if event.note else ''})"
-        if isinstance(event, match.Double):
-            return event.player, f" Doubles => {before.cube * 2}"
-        if isinstance(event, match.Take):
-            return event.player, " Takes"
-        if isinstance(event, match.Beaver):
-            return event.player, f" Beavers => {before.cube * 4}"
-        if isinstance(event, match.Drop):
-            return event.player, " Drops"
+        cube = cube_text(before, event)
+        if cube is not None:
+            return cube
         if isinstance(event, match.Resign):
             names = RESIGN_NAMES if variant == "backgammon" else {1: "oin", 2: "mars", 3: "koks", 4: "home mars"}
             return event.player, f" Resigns ({names.get(event.value, event.value)})"

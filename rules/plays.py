@@ -657,7 +657,6 @@ def explain(
     if after.borne_off(False) != before.borne_off(False) or after.opponent[24] < before.opponent[24]:
         return fail("checkers changed that this roll cannot move")
     key = to_boards(after)
-    me_b, _ = to_boards(before)
     if after == before:
         return fail("the roll can be played: no checker has moved")
     is_double = len(set(steps)) <= 1
@@ -689,8 +688,6 @@ def explain(
             order = [BAR_FIRST, CLOSED, HEAD, BEAR_OFF_HOME, BEAR_OFF_HIGHER, PRIME]
             first = min(violations, key=lambda v: (order.index(v[0]), -v[1]))
             return fail(_violation_reason(first, rules))
-    moved = sum(p * (me_b[p] - key[0][p]) for p in range(1, 26))
-    del moved
     return fail("checkers changed that this roll cannot move")
 
 
