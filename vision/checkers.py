@@ -155,11 +155,12 @@ def background_model(background: np.ndarray, config: VisionConfig, size: tuple[i
 def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfig,
                   lab: np.ndarray | None = None, bg_lab: np.ndarray | None = None,
                   colours: tuple[np.ndarray, np.ndarray] | None = None,
-                  checker_px: float | None = None) -> np.ndarray:
+                  checker_px: float | None = None, dice: np.ndarray | None = None) -> np.ndarray:
     """0..1 per pixel: how unlike the empty board this pixel is (colour and local structure).
 
     Computed at half the canonical resolution (runs need no finer detail) and scaled back up.
     ``checker_px`` is the checker diameter in canonical pixels (default from the config).
+    ``dice``: canonical bool mask of the dice found; an outline a die closes is no checker's rim.
     """
     lab = _lab(canon) if lab is None else lab
     full_size = (lab.shape[1], lab.shape[0])
@@ -168,7 +169,14 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     diff = lab - bg.lab
     # Lightness changes within a tolerance are lighting (shadow, glare), not checkers.
     dl = np.maximum(np.abs(diff[..., 0]) - bg.tolerance, 0)
-    dist = np.sqrt(0.6 * dl * dl + diff[..., 1] * diff[..., 1] + diff[..., 2] * diff[..., 2])
+    # A shadow or a brighter lamp scales the board's chroma with its lightness (Lab's a*, b* and
+    # L*+16 all scale by the cube root of the light's change): compare chroma with the board's
+    # chroma so scaled, within the range of plausible lighting changes.
+    gain = np.clip((lab[..., 0] * (100 / 255) + 16) / (bg.lab[..., 0] * (100 / 255) + 16),
+                   config.shadow_gain_min, config.shadow_gain_max)
+    da = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * gain
+    db = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * gain
+    dist = np.sqrt(0.6 * dl * dl + da * da + db * db)
     # Structure: checkers add rims where the board is flat (black on black) and hide its grain.
     gl = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.7)
     tex_now = cv2.GaussianBlur(np.abs(cv2.Laplacian(gl, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
@@ -203,14 +211,20 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     if checker_px is None:
         checker_px = config.checker_fraction * config.canonical_width
-    small = np.maximum(score, _fill_holes(binary, 0.5 * checker_px, config.hole_max_checkers).astype(np.float32))
+    dice_small = None
+    if dice is not None and dice.any():
+        dice_small = cv2.resize(dice.astype(np.uint8), (binary.shape[1], binary.shape[0]),
+                                interpolation=cv2.INTER_NEAREST)
+        dice_small = cv2.dilate(dice_small, np.ones((5, 5), np.uint8)).astype(bool)
+    holes = _fill_holes(binary, 0.5 * checker_px, config.hole_max_checkers, dice_small)
+    small = np.maximum(score, holes.astype(np.float32))
     return cv2.resize(small, full_size, interpolation=cv2.INTER_LINEAR)
 
 
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
 
 
-def _fill_holes(binary: np.ndarray, d: float, max_checkers: float) -> np.ndarray:
+def _fill_holes(binary: np.ndarray, d: float, max_checkers: float, dice: np.ndarray | None = None) -> np.ndarray:
     """``binary`` with every checker-sized region that cannot be reached from the board's middle
     row filled (``d``: checker diameter in these pixels).
 
@@ -227,6 +241,9 @@ def _fill_holes(binary: np.ndarray, d: float, max_checkers: float) -> np.ndarray
     big = ((stats[:, cv2.CC_STAT_WIDTH] > limit) | (stats[:, cv2.CC_STAT_HEIGHT] > max_checkers * limit)
            | (stats[:, cv2.CC_STAT_AREA] > max_checkers * 0.785 * d * d))
     reachable |= big
+    if dice is not None:
+        # A region walled in by a die (and the board edge, a stack) is board beside a die.
+        reachable[np.unique(labels[dice])] = True
     reachable[0] = False  # label 0 is the occupied pixels themselves
     return (~reachable[labels]).astype(np.uint8)
 
@@ -251,6 +268,89 @@ class _Ctx:
     colour_threshold: float | None
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
+    new_edges: np.ndarray | None = None  # lightness edges the empty board does not have (canonical)
+
+
+_BG_EDGES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _edge_magnitude(lum: np.ndarray) -> np.ndarray:
+    gx = cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    gy = cv2.Sobel(lum, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    return cv2.magnitude(gx, gy)
+
+
+def new_edges(lum: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Lightness edges (Lab L per px) that the empty board does not have within a few pixels:
+    checkers' rims, dice, hands; not the points' own outlines or the wood's grain."""
+    hit = _BG_EDGES.get(id(background))
+    if hit is None or hit[0] is not background or hit[1].shape != lum.shape:
+        bg_l = _lab(background)[..., 0]
+        if bg_l.shape != lum.shape:
+            bg_l = cv2.resize(bg_l, (lum.shape[1], lum.shape[0]), interpolation=cv2.INTER_AREA)
+        bg_mag = cv2.dilate(_edge_magnitude(cv2.GaussianBlur(bg_l, (0, 0), 0.8)), np.ones((5, 5), np.uint8))
+        _BG_EDGES.clear()
+        _BG_EDGES[id(background)] = (background, bg_mag)
+        hit = _BG_EDGES[id(background)]
+    return cv2.GaussianBlur(np.maximum(_edge_magnitude(lum) - hit[1], 0), (0, 0), 1.0)
+
+
+_ARC_ANGLES = np.deg2rad(np.linspace(-80, 80, 17))
+
+
+def _arc_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
+    """Per profile row t: mean new-edge strength on the far half of a checker's rim centred at
+    t (the half away from the board edge, which a stack's upper checkers leave visible).
+    Glare, shadows and the points' own colours have no such round rim."""
+    assert ctx.new_edges is not None
+    edges = ctx.new_edges
+    h, w = edges.shape
+    r0, r1 = rows.start or 0, rows.stop if rows.stop is not None else h
+    n = r1 - r0
+    t = np.arange(n, dtype=np.float32)[:, None]
+    radius = 0.5 * ctx.d
+    xs = centre_x + radius * np.sin(_ARC_ANGLES)[None, :]
+    dy = t + radius * np.cos(_ARC_ANGLES)[None, :]  # distance from the base along the axis
+    ys = (r1 - 1 - dy) if reverse else (r0 + dy)
+    xi = np.clip(np.round(xs), 0, w - 1).astype(np.intp)
+    yi = np.round(ys).astype(np.intp)
+    inside = (yi >= r0) & (yi < r1)
+    vals = edges[np.clip(yi, 0, h - 1), np.broadcast_to(xi, yi.shape)]
+    vals = np.where(inside, vals, 0.0)
+    return vals.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+
+
+def _verify_top_rims(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int, end: int, n: int,
+                     unknown: np.ndarray) -> tuple[int, int]:
+    """A short run counted by its length ends half a diameter past its top checker's centre,
+    and that checker shows a round far rim there.  Where the run goes on well past the last
+    such rim (the point's own colour darkened or lit beyond the stack), it ends at that rim."""
+    d = ctx.d
+    if unknown[max(0, int(end - 1.5 * d)) : min(unknown.size, int(end + 0.5 * d))].any():
+        return n, end  # a die near the top: its edges say nothing about checkers
+    arc = _arc_profile(ctx, centre_x, rows, reverse)
+    seg = arc[start:end]
+    if seg.size < 3:
+        return n, end
+    half = max(1, int(0.2 * d))
+    local_max = seg >= cv2.dilate(seg.reshape(-1, 1), np.ones((2 * half + 1, 1), np.uint8)).reshape(-1)
+    # A rim stands out from the arc strength half a diameter either side (a darkened point's
+    # colour gives a plateau, not a peak).
+    span = max(2, int(0.5 * d))
+    padded = np.concatenate((seg, arc[end : end + span], np.zeros(span, np.float32)))
+    peaks = []
+    for i in np.flatnonzero(local_max & (seg >= ctx.config.top_rim_min)):
+        left = float(seg[max(0, i - span) : i + 1].min())
+        right = float(padded[i : i + span + 1].min())
+        if seg[i] - max(left, right) >= ctx.config.top_rim_prominence:
+            peaks.append(int(i))
+    if not peaks:
+        return n, end
+    top_end = start + float(peaks[-1]) + 0.5 * d
+    if end - top_end <= ctx.config.top_rim_slack * d:
+        return n, end
+    keep = max(1, int(round((top_end - start) / d)))
+    return min(keep, n), int(round(min(end, start + keep * d)))
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -280,6 +380,19 @@ def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.
     b = int(np.clip(round(centre_x + off), 1, w - 2))
     side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
     return side[::-1] if reverse else side
+
+
+def _breadth(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int, end: int) -> float:
+    """Share of a run's rows occupied a quarter diameter either side of the axis: near 1 for
+    checkers, low for a thin streak (a point's edge seen a pixel off, a seam)."""
+    w = ctx.occ.shape[1]
+    a = int(np.clip(round(centre_x - 0.25 * ctx.d), 1, w - 2))
+    b = int(np.clip(round(centre_x + 0.25 * ctx.d), 1, w - 2))
+    side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
+    if reverse:
+        side = side[::-1]
+    seg = side[start:end]
+    return float((seg > ctx.config.occupancy_threshold).mean()) if seg.size else 0.0
 
 
 def _count_separate(side: np.ndarray, start: int, end: int, d: float, threshold: float) -> int | None:
@@ -569,7 +682,21 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         # a shadow) is not a checker.
         kept: list[tuple[int, int]] = []
         reach = 0.35 * ctx.d
+        d = ctx.d
         for start, end in runs:
+            if not kept and start > reach and end - start < ctx.config.speck_max * d:
+                continue  # a speck off the edge before any stack: noise
+            if (not kept and reach < start <= ctx.config.base_reach * d and end - start >= 0.9 * d
+                    and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
+                    and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth):
+                # A stack whose first checker is the colour of the point under it shows nothing
+                # at the board edge: it still starts there.
+                start = 0
+            elif (len(kept) == 1 and kept[0][1] - kept[0][0] < 0.55 * d and start > reach
+                  and ctx.config.rim_pair_min * d <= start - kept[0][0] <= ctx.config.rim_pair_max * d):
+                # Two slivers one diameter apart: the near and far rims of one checker the colour
+                # of its point (dark on a dark point), whose face matches the board.
+                start = kept[0][1]
             if start > reach:
                 base = kept[-1][1] if kept else 0
                 if end - start < ctx.config.die_tail_min * ctx.d or not unknown[int(min(reach, start)) : start].all():
@@ -600,6 +727,8 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
             continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge
         n, conf = _count_run(ctx, start, end, edge, side)
+        if from_base and 2 <= n and end - start <= 4.45 * ctx.d:
+            n, end = _verify_top_rims(ctx, centre_x, rows, reverse, start, end, n, unknown)
         if n == 0:
             continue
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
@@ -635,7 +764,8 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
     bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
-    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
+    edges = new_edges(lum, calib.background)
+    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab, edges)
 
 
 _BG_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}

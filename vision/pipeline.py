@@ -75,15 +75,15 @@ class Reader:
         canon = timed("warp", lambda: calib.geometry.warp(image, calib.canonical_width))
         canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
         lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
-        occ = timed("occupancy", lambda: occupancy_map(
-            canon, calib.background, config, lab=lab, colours=checker_colours(calib),
-            checker_px=calib.geometry.checker_u * canon.shape[1]))
         dice: list[Any] = []
         if self._dice is not None:
             dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry)))
-        unknown = np.zeros(occ.shape, bool)
+        unknown = np.zeros(canon.shape[:2], bool)
         if dice:
-            unknown = self._dice_mask(dice, occ.shape)
+            unknown = self._dice_mask(dice, canon.shape[:2])
+        occ = timed("occupancy", lambda: occupancy_map(
+            canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+            checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
         reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ))
         roll, void_reason, half = "none", None, None
         if dice and self._dice is not None:
