@@ -364,11 +364,39 @@ def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[n
     occ = ctx.occ[rows, cols].mean(axis=1)
     lab = ctx.lab[rows, cols]
     unknown = ctx.unknown[rows, cols].any(axis=1)
+    if unknown.any():
+        occ, lab, unknown = _beside_dice(ctx, centre_x, rows, occ, lab, unknown)
     lum = ctx.lum[rows, cols]
     edge = np.abs(np.diff(lum, axis=0, prepend=lum[:1])).mean(axis=1)
     if reverse:
         return occ[::-1], lab[::-1], unknown[::-1], edge[::-1]
     return occ, lab, unknown, edge
+
+
+def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: np.ndarray,
+                 unknown: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows a die hides on the point's axis: a checker under the die is wider than the die and
+    shows beside it.  Where the columns beside the die (not under it) hold a checker, take
+    their occupancy and colour for the axis; elsewhere the rows stay unknown."""
+    w = ctx.occ.shape[1]
+    off = ctx.config.beside_die_offset * ctx.d
+    occ_sides, lab_sides, free_sides = [], [], []
+    for x in (centre_x - off, centre_x + off):
+        c = int(np.clip(round(x), 1, w - 2))
+        occ_sides.append(ctx.occ[rows, c - 1 : c + 2].mean(axis=1))
+        lab_sides.append(ctx.lab[rows, c - 1 : c + 2])
+        free_sides.append(~ctx.unknown[rows, c - 1 : c + 2].any(axis=1))
+    # Both sides must be seen: a die off the axis covers one, and its own body shows on the other.
+    side_occ = np.minimum(occ_sides[0], occ_sides[1])
+    under = unknown & free_sides[0] & free_sides[1] & (side_occ > ctx.config.occupancy_threshold)
+    if not under.any():
+        return occ, lab, unknown
+    occ = occ.copy()
+    occ[under] = np.minimum(side_occ[under], 1.0)
+    lab = lab.copy()
+    for i in np.flatnonzero(under):
+        lab[i] = np.median(np.concatenate((lab_sides[0][i], lab_sides[1][i])), axis=0)
+    return occ, lab, unknown & ~under
 
 
 def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:

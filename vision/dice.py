@@ -115,14 +115,17 @@ class DiceConfig:
     one_polarity: bool = True  # all dice in a frame have the same pip polarity (dark or light pips)
     cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
     min_confidence: float = 0.25
+    max_dice: int = 2  # with a board: dice in one roll (the weakest extra candidates are dropped)
     cocked_lattice_tolerance: float = 0.085  # top-face shape vs the table plane, faces with 4-6 pips
     cocked_pip_tolerance: float = 0.15  # ... faces with 2-3 pips (shape from the pip ellipses)
     cocked_one_tolerance: float = 0.3  # ... a one
     cocked_pip_r: float = 4.5  # px: pips smaller than this have noisier moments, the two above grow as (this/r)^2
     cocked_free_factor: float = 2.5  # without a board, shape differences count this much less
     cocked_side_ratio: float = 0.45  # with a board: a side face this round, and a slightly tilted top
-    cocked_side_alone: float = 0.6  # with a board: a side face this round alone means cocked
-    cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's)
+    cocked_side_alone: float = 0.5  # with a board: a side face of 2+ pips this round alone means cocked
+    # (a flat die seen from above shows at most a sliver of side face: flat, cut pips; one leaning
+    # 30 degrees shows a side face about sin(30) = 0.5 round)
+    cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's, long axis)
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -155,6 +158,9 @@ class DiceConfig:
     leaning_reach: float = 1.3  # die edges: contact = the die's body runs this far from its centre
     leaning_area: float = 1.5  # ... and covers this many die-edge squares
     change_lab: float = 20.0  # Lab units of change from the empty board that score 1 (changed_from_empty)
+    change_light_tolerance: float = 0.15  # ... lightness change up to this share of (board L + offset) is lighting
+    change_light_offset: float = 20.0  # ... (8-bit L units; dark boards still tolerate some change)
+    change_light_weight: float = 0.6  # ... and the lightness change beyond it counts this much (vs chroma)
     rim_inner: float = 0.78  # die edges: the checker's rim around a die starts this far from its centre
     rim_min_occupied: float = 0.3  # ... and this share of it must be unlike the empty board
     rim_occupancy: float = 0.5  # occupancy (0..1, or 0/255 masks) that counts as unlike it
@@ -333,9 +339,10 @@ def _blobs(
     l1 = tr / 2.0 + disc
     l2 = np.maximum(tr / 2.0 - disc, 1e-6)
     ratio = np.sqrt(l2 / l1)
-    good = (fill >= cfg.min_fill) & (fill <= 1.6) & (ratio >= cfg.min_axis_ratio)
-    if too_big is not None and cfg.all_levels:  # an elongated blob: maybe blurred pips merged
-        too_big.append(bool((ratio < cfg.split_ratio).any()))
+    good = (fill >= cfg.min_fill) & (fill <= 1.6)
+    elongated = ratio < cfg.split_ratio
+    good_any_ratio = good.copy()  # for the trigger below: merged pips may be more elongated than one
+    good &= ratio >= cfg.min_axis_ratio
     # Ring test: sample the image on the pip's own ellipse scaled by ring_scale.
     t = np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)
     ct, st = np.cos(t), np.sin(t)
@@ -374,9 +381,16 @@ def _blobs(
     cy_i = np.clip(np.round(my), 0, h - 1).astype(np.intp)
     centre_v = gray[cy_i, cx_i].astype(np.float64)
     if dark:
-        good &= centre_v <= gmean + cfg.centre_max_rel * contrast
+        solid = centre_v <= gmean + cfg.centre_max_rel * contrast
     else:
-        good &= centre_v >= gmean - cfg.centre_max_rel * contrast
+        solid = centre_v >= gmean - cfg.centre_max_rel * contrast
+    if too_big is not None and cfg.all_levels:
+        # an elongated blob that is otherwise a pip (filled, solid, on a plain face): maybe blurred
+        # pips merged, which the higher levels split (elongated clutter does not trigger them)
+        ring_ok = good_any_ratio & (contrast >= cfg.min_contrast) & (worst >= cfg.ring_min_rel * contrast) & solid
+        ring_ok &= inside.all(axis=1) & (n_valid >= 6)
+        too_big.append(bool((ring_ok & elongated).any()))
+    good &= solid
     pips = []
     for i in np.nonzero(good)[0]:
         pips.append(Pip(float(mx[i]), float(my[i]), float(a[i]), (float(cxx[i]), float(cxy[i]), float(cyy[i])),
@@ -933,6 +947,12 @@ def _board_shape(board: Any, xy: tuple[float, float]) -> tuple[float, float, flo
     return (float(sm[0, 0]), float(sm[0, 1]), float(sm[1, 1]))
 
 
+def _major_r(f: Face) -> float:
+    """A face's pip radius along the pips' longer axis: a side face is foreshortened across, not
+    along, so this is what compares with the top face's pips (the geometric mean shrinks)."""
+    return f.extra["r"] / math.sqrt(max(f.axes[0], 0.05))
+
+
 def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
             offset: tuple[float, float] = (0.0, 0.0), with_scores: bool = False) -> list[bool]:
     """Is each die cocked?  A flat die's top face is parallel to the table, so it is foreshortened
@@ -959,7 +979,7 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
             diff /= cfg.cocked_free_factor
         # a side face of a cocked die is large: its pips are about as big as the top face's (the
         # sliver of a side face a flat die shows has small, cut pips)
-        side = max((s.axes[0] for s in sides if s.extra["r"] >= cfg.cocked_side_pip * t.extra["r"]),
+        side = max((s.axes[0] for s in sides if _major_r(s) >= cfg.cocked_side_pip * t.extra["r"]),
                    default=0.0) if board is not None else 0.0
         noise = max(1.0, cfg.cocked_pip_r / max(t.extra["r"], 1e-6)) ** 2 if board is not None else 1.0
         pip_tol = cfg.cocked_pip_tolerance * noise
@@ -977,7 +997,7 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
                 diff > cfg.cocked_lattice_tolerance and side >= cfg.cocked_side_ratio)
         # alone, only a side face with two or more pips (a flat die's sliver of side face can
         # show one cut pip)
-        side2 = max((s.axes[0] for s in sides if s.value >= 2 and s.extra["r"] >= cfg.cocked_side_pip * t.extra["r"]),
+        side2 = max((s.axes[0] for s in sides if s.value >= 2 and _major_r(s) >= cfg.cocked_side_pip * t.extra["r"]),
                     default=0.0) if board is not None else 0.0
         out.append(bool(cocked or side2 >= cfg.cocked_side_alone))
     if with_scores:
@@ -1080,6 +1100,11 @@ def read_dice_timed(
                 tilt=round(float(tilt_score), 3),
             )
         )
+    if board is not None and len(readings) > cfg.max_dice:
+        # a roll is at most two dice: the extra candidates are the ones with least evidence (a lone
+        # pip - a glint on the rail, a side face's remnant - before any face with a pip layout)
+        readings.sort(key=lambda r: (r.value > 1, r.confidence), reverse=True)
+        readings = readings[:cfg.max_dice]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     t4 = time.perf_counter()
     tm.prepare_ms = (t1 - t0) * 1e3
@@ -1118,9 +1143,12 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
     merged: dict[bool, np.ndarray] = {}  # per polarity: boxes of die-sized blobs (pips merged together)
     for dark, hat, lv in runs:  # polarities apart: between dark pips a light face is a "light blob"
         cand = ((hat >= t * lv) & roi).astype(np.uint8)
-        contours, _ = cv2.findContours(cand, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
+        # every blob's outer boundary, also blobs inside another blob's hole (the light pips of a
+        # die resting on a light checker lie inside the checker's bright ring around the die)
+        contours, hier = cv2.findContours(cand, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
         if not contours:
             continue
+        contours = [c for c, hh in zip(contours, hier[0], strict=True) if hh[3] < 0]
         rects = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
         bw, bh_ = rects[:, 2], rects[:, 3]
         ok = (bw <= max_d) & (bh_ <= max_d)
@@ -1302,7 +1330,12 @@ def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
     if bg.shape != lab.shape:
         bg = cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_AREA)
     d = lab.astype(np.float32) - bg
-    dist = np.sqrt(0.3 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) / DiceConfig().change_lab
+    cfg = DiceConfig()
+    # a lightness change within a share of the board's own lightness is lighting (a shadow band,
+    # vignetting, a lamp moved), not a body: only the excess counts
+    tol = cfg.change_light_tolerance * (bg[..., 0] + cfg.change_light_offset)
+    dl = np.maximum(np.abs(d[..., 0]) - tol, 0.0)
+    dist = np.sqrt(cfg.change_light_weight * dl * dl + d[..., 1] ** 2 + d[..., 2] ** 2) / cfg.change_lab
     return cv2.warpPerspective(dist, board.warp_matrix(lab.shape[1]), (image_shape[1], image_shape[0]),
                                flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
 
