@@ -174,9 +174,9 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     # chroma so scaled, within the range of plausible lighting changes.
     gain = np.clip((lab[..., 0] * (100 / 255) + 16) / (bg.lab[..., 0] * (100 / 255) + 16),
                    config.shadow_gain_min, config.shadow_gain_max)
-    da = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * gain
-    db = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * gain
-    dist = np.sqrt(0.6 * dl * dl + da * da + db * db)
+    shade_a = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * gain
+    shade_b = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * gain
+    dist = np.sqrt(0.6 * dl * dl + shade_a * shade_a + shade_b * shade_b)
     # Structure: checkers add rims where the board is flat (black on black) and hide its grain.
     gl = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.7)
     tex_now = cv2.GaussianBlur(np.abs(cv2.Laplacian(gl, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
@@ -199,7 +199,16 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
             d_ck = dk if d_ck is None else np.minimum(d_ck, dk)
         assert d_ck is not None
         # Here lightness counts in full: dark brown on walnut differs mostly in lightness.
-        dist_full = np.sqrt(0.6 * diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1] + diff[..., 2] * diff[..., 2])
+        # The board is compared as lit now: its colour scaled by the plausible lighting gain that
+        # best explains the pixel (a red point in shadow is the colour of a red checker).
+        # The gain is the lighting around the pixel, not the pixel's own: a dark checker on a
+        # dark point of its hue is no shadow when the board beside it kept its light.
+        local = _local_gain(lab, bg.lab, 0.5 * (checker_px or config.checker_fraction * config.canonical_width), config)
+        lit_l = (bg.lab[..., 0] * (100 / 255) + 16) * local * (255 / 100) - 16 * (255 / 100)
+        dll = lab[..., 0] - lit_l
+        lit_a = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * local
+        lit_b = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * local
+        dist_full = np.sqrt(0.6 * dll * dll + lit_a * lit_a + lit_b * lit_b)
         # A pixel several times nearer a checker colour than the board's own colour here.
         ratio = np.sqrt(d_ck) / np.maximum(dist_full, 1.0)
         advantage = np.clip((config.colour_ratio - ratio) * (1.0 / 0.3), 0, 1)
@@ -219,6 +228,31 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     holes = _fill_holes(binary, 0.5 * checker_px, config.hole_max_checkers, dice_small)
     small = np.maximum(score, holes.astype(np.float32))
     return cv2.resize(small, full_size, interpolation=cv2.INTER_LINEAR)
+
+
+def _local_gain(lab: np.ndarray, bg_lab: np.ndarray, d: float, config: VisionConfig) -> np.ndarray:
+    """The lighting gain on (L*+16) around every pixel since the empty board: estimated from the
+    pixels whose change a lighting change explains (chroma scaled with lightness), smoothed over
+    a few checker diameters and with the outliers (checkers of the board's hue) left out."""
+    ls_now = lab[..., 0] * (100 / 255) + 16
+    ls_bg = bg_lab[..., 0] * (100 / 255) + 16
+    g = ls_now / ls_bg
+    ca = lab[..., 1] - 128 - (bg_lab[..., 1] - 128) * g
+    cb = lab[..., 2] - 128 - (bg_lab[..., 2] - 128) * g
+    w = ((ca * ca + cb * cb < config.lighting_chroma**2) & (g > 0.5) & (g < 1.5)).astype(np.float32)
+    h, wd = g.shape
+    small = (max(8, wd // 4), max(6, h // 4))
+    gs = cv2.resize(g, small, interpolation=cv2.INTER_AREA)
+    ws = cv2.resize(w, small, interpolation=cv2.INTER_AREA)
+    sigma = config.lighting_radius * d / 4
+    field = np.ones_like(gs)
+    for _ in range(2):
+        num = cv2.GaussianBlur(gs * ws, (0, 0), sigma)
+        den = cv2.GaussianBlur(ws, (0, 0), sigma)
+        field = np.where(den > 0.05, num / np.maximum(den, 1e-6), 1.0).astype(np.float32)
+        ws = ws * (np.abs(gs - field) < config.lighting_outlier)
+    field = np.clip(field, config.shadow_gain_min, config.shadow_gain_max)
+    return cv2.resize(field, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
@@ -268,89 +302,6 @@ class _Ctx:
     colour_threshold: float | None
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
-    new_edges: np.ndarray | None = None  # lightness edges the empty board does not have (canonical)
-
-
-_BG_EDGES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _edge_magnitude(lum: np.ndarray) -> np.ndarray:
-    gx = cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
-    gy = cv2.Sobel(lum, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-    return cv2.magnitude(gx, gy)
-
-
-def new_edges(lum: np.ndarray, background: np.ndarray) -> np.ndarray:
-    """Lightness edges (Lab L per px) that the empty board does not have within a few pixels:
-    checkers' rims, dice, hands; not the points' own outlines or the wood's grain."""
-    hit = _BG_EDGES.get(id(background))
-    if hit is None or hit[0] is not background or hit[1].shape != lum.shape:
-        bg_l = _lab(background)[..., 0]
-        if bg_l.shape != lum.shape:
-            bg_l = cv2.resize(bg_l, (lum.shape[1], lum.shape[0]), interpolation=cv2.INTER_AREA)
-        bg_mag = cv2.dilate(_edge_magnitude(cv2.GaussianBlur(bg_l, (0, 0), 0.8)), np.ones((5, 5), np.uint8))
-        _BG_EDGES.clear()
-        _BG_EDGES[id(background)] = (background, bg_mag)
-        hit = _BG_EDGES[id(background)]
-    return cv2.GaussianBlur(np.maximum(_edge_magnitude(lum) - hit[1], 0), (0, 0), 1.0)
-
-
-_ARC_ANGLES = np.deg2rad(np.linspace(-80, 80, 17))
-
-
-def _arc_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
-    """Per profile row t: mean new-edge strength on the far half of a checker's rim centred at
-    t (the half away from the board edge, which a stack's upper checkers leave visible).
-    Glare, shadows and the points' own colours have no such round rim."""
-    assert ctx.new_edges is not None
-    edges = ctx.new_edges
-    h, w = edges.shape
-    r0, r1 = rows.start or 0, rows.stop if rows.stop is not None else h
-    n = r1 - r0
-    t = np.arange(n, dtype=np.float32)[:, None]
-    radius = 0.5 * ctx.d
-    xs = centre_x + radius * np.sin(_ARC_ANGLES)[None, :]
-    dy = t + radius * np.cos(_ARC_ANGLES)[None, :]  # distance from the base along the axis
-    ys = (r1 - 1 - dy) if reverse else (r0 + dy)
-    xi = np.clip(np.round(xs), 0, w - 1).astype(np.intp)
-    yi = np.round(ys).astype(np.intp)
-    inside = (yi >= r0) & (yi < r1)
-    vals = edges[np.clip(yi, 0, h - 1), np.broadcast_to(xi, yi.shape)]
-    vals = np.where(inside, vals, 0.0)
-    return vals.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
-
-
-def _verify_top_rims(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int, end: int, n: int,
-                     unknown: np.ndarray) -> tuple[int, int]:
-    """A short run counted by its length ends half a diameter past its top checker's centre,
-    and that checker shows a round far rim there.  Where the run goes on well past the last
-    such rim (the point's own colour darkened or lit beyond the stack), it ends at that rim."""
-    d = ctx.d
-    if unknown[max(0, int(end - 1.5 * d)) : min(unknown.size, int(end + 0.5 * d))].any():
-        return n, end  # a die near the top: its edges say nothing about checkers
-    arc = _arc_profile(ctx, centre_x, rows, reverse)
-    seg = arc[start:end]
-    if seg.size < 3:
-        return n, end
-    half = max(1, int(0.2 * d))
-    local_max = seg >= cv2.dilate(seg.reshape(-1, 1), np.ones((2 * half + 1, 1), np.uint8)).reshape(-1)
-    # A rim stands out from the arc strength half a diameter either side (a darkened point's
-    # colour gives a plateau, not a peak).
-    span = max(2, int(0.5 * d))
-    padded = np.concatenate((seg, arc[end : end + span], np.zeros(span, np.float32)))
-    peaks = []
-    for i in np.flatnonzero(local_max & (seg >= ctx.config.top_rim_min)):
-        left = float(seg[max(0, i - span) : i + 1].min())
-        right = float(padded[i : i + span + 1].min())
-        if seg[i] - max(left, right) >= ctx.config.top_rim_prominence:
-            peaks.append(int(i))
-    if not peaks:
-        return n, end
-    top_end = start + float(peaks[-1]) + 0.5 * d
-    if end - top_end <= ctx.config.top_rim_slack * d:
-        return n, end
-    keep = max(1, int(round((top_end - start) / d)))
-    return min(keep, n), int(round(min(end, start + keep * d)))
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -755,8 +706,6 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
             continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge
         n, conf = _count_run(ctx, start, end, edge, side)
-        if from_base and 2 <= n and end - start <= 4.45 * ctx.d:
-            n, end = _verify_top_rims(ctx, centre_x, rows, reverse, start, end, n, unknown)
         if n == 0:
             continue
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
@@ -792,8 +741,7 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
     bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
-    edges = new_edges(lum, calib.background)
-    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab, edges)
+    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
 
 
 _BG_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -35,6 +35,9 @@ class VisionConfig:
     lightness_floor: float = 10  # Lab L change always tolerated (glare on a dark surface)
     shadow_gain_min: float = 0.7  # (L*+16) ratio range within which the board's chroma is scaled
     shadow_gain_max: float = 1.1  # ...with its lightness before comparing (shadows, brighter light)
+    lighting_chroma: float = 5.0  # Lab a*b* units: a change within this of a scaled board colour is lighting
+    lighting_radius: float = 1.2  # checker diameters over which the local lighting gain is averaged
+    lighting_outlier: float = 0.08  # gain difference from the local lighting that marks an object, not light
     diff_scale: float = 30.0
     texture_gain: float = 8.0  # weight of texture change against colour change
     colour_ratio: float = 0.65  # distance to a checker colour / distance to the board's colour
@@ -48,9 +51,6 @@ class VisionConfig:
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
-    top_rim_prominence: float = 1.0  # Lab L per px a checker's round far rim stands above its surroundings
-    top_rim_min: float = 0.8  # Lab L per px: and at least this strong
-    top_rim_slack: float = 0.5  # checker diameters a run may go on past its last round rim
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
     die_tail_min: float = 0.5  # checker diameters: a stack hidden at its base by a die must show this much past it
     slot_board_separation: float = 60.0  # Lab: a top slot is tested against the board only where they differ this much
