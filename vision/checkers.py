@@ -330,23 +330,31 @@ def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: 
     shows beside it.  Where the columns beside the die (not under it) hold a checker, take
     their occupancy and colour for the axis; elsewhere the rows stay unknown."""
     w = ctx.occ.shape[1]
-    off = ctx.config.beside_die_offset * ctx.d
-    occ_sides, lab_sides, free_sides = [], [], []
-    for x in (centre_x - off, centre_x + off):
-        c = int(np.clip(round(x), 1, w - 2))
-        occ_sides.append(ctx.occ[rows, c - 1 : c + 2].mean(axis=1))
-        lab_sides.append(ctx.lab[rows, c - 1 : c + 2])
-        free_sides.append(~ctx.unknown[rows, c - 1 : c + 2].any(axis=1))
+    n = occ.shape[0]
+    side_occ, side_free, side_lab = [], [], []
+    for sign in (-1, 1):
+        # The outermost columns of the checker that the die's mask leaves free, row by row.
+        best_occ = np.zeros(n, np.float32)
+        best_lab = np.zeros((n, 3), np.float32)
+        free = np.zeros(n, bool)
+        for frac in ctx.config.beside_die_offsets:
+            c = int(np.clip(round(centre_x + sign * frac * ctx.d), 1, w - 2))
+            ok = ~ctx.unknown[rows, c - 1 : c + 2].any(axis=1) & ~free
+            best_occ[ok] = ctx.occ[rows, c - 1 : c + 2].mean(axis=1)[ok]
+            best_lab[ok] = np.median(ctx.lab[rows, c - 1 : c + 2], axis=1)[ok]
+            free |= ok
+        side_occ.append(best_occ)
+        side_free.append(free)
+        side_lab.append(best_lab)
     # Both sides must be seen: a die off the axis covers one, and its own body shows on the other.
-    side_occ = np.minimum(occ_sides[0], occ_sides[1])
-    under = unknown & free_sides[0] & free_sides[1] & (side_occ > ctx.config.occupancy_threshold)
+    both = np.minimum(side_occ[0], side_occ[1])
+    under = unknown & side_free[0] & side_free[1] & (both > ctx.config.occupancy_threshold)
     if not under.any():
         return occ, lab, unknown
     occ = occ.copy()
-    occ[under] = np.minimum(side_occ[under], 1.0)
+    occ[under] = np.minimum(both[under], 1.0)
     lab = lab.copy()
-    for i in np.flatnonzero(under):
-        lab[i] = np.median(np.concatenate((lab_sides[0][i], lab_sides[1][i])), axis=0)
+    lab[under] = (0.5 * (side_lab[0][under] + side_lab[1][under]))[:, None, :]
     return occ, lab, unknown & ~under
 
 
@@ -537,14 +545,18 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
     length = end - start
     s = (length - ctx.d) / (n - 1) if n > 1 else ctx.d
     out = []
+    hidden = []  # colours of slots a die mostly hides: on a point they only vote when no other can
     for k in range(n):
         a = start + k * s
         b = start + (k + 1) * s if k < n - 1 else end
         margin = 0.2 * (b - a)
         lo, hi = int(a + margin), max(int(a + margin) + 1, int(b - margin))
         rows = lab[lo:hi]
-        if unknown is not None and unknown[lo:hi].size and not unknown[lo:hi].all():
-            rows = rows[~unknown[lo:hi]]
+        covered = 0.0
+        if unknown is not None and unknown[lo:hi].size:
+            covered = float(unknown[lo:hi].mean())
+            if covered < 1.0:
+                rows = rows[~unknown[lo:hi]]
         patch = rows.reshape(-1, 3)
         if patch.size == 0:
             continue
@@ -554,13 +566,18 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
             nearest = min(float(np.linalg.norm(colour - ctx.light)), float(np.linalg.norm(colour - ctx.dark)))
             if nearest > ctx.colour_limit:
                 continue
-        out.append(_classify(ctx, colour))
+        if vote and covered > ctx.config.hidden_slot:
+            hidden.append(_classify(ctx, colour))
+        else:
+            out.append(_classify(ctx, colour))
+    if not vote:  # the bar holds both colours; slots of neither colour were dropped
+        return out
+    if not out:
+        out = hidden
     if not out:
         return []
     # A point holds one colour in any legal position; out-vote stray slots (highlights, dice).
     light = out.count(0)
-    if not vote:  # the bar holds both colours; slots of neither colour were dropped
-        return out
     if light >= 0.65 * len(out):
         out = [0] * n
     elif light <= 0.35 * len(out):
@@ -591,6 +608,8 @@ def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, en
         a = int(start + k * s)
         b = int(end)
         centre = centres[colours[k]]
+        if b > a and unknown[a:b].mean() > ctx.config.hidden_slot:
+            break  # a die hides most of the slot: its colour says nothing
         looks_checker = False
         tested = False
         # Any window of the slot that looks like the checker keeps it (the slot's extent is only

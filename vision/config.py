@@ -45,7 +45,8 @@ class VisionConfig:
     colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
     bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
     rim_min: float = 2.5  # Lab L per px: a run with no step this sharp has no checker rim (glare, shadow)
-    beside_die_offset: float = 0.4  # checker diameters off the axis where a checker under a die shows
+    beside_die_offsets: tuple[float, ...] = (0.36, 0.41, 0.46)  # checker diameters off the axis where a checker under a die shows
+    hidden_slot: float = 0.6  # share of a checker slot under a die beyond which its colour does not vote
     max_stack: int = 15
     base_reach: float = 1.1  # checker diameters: a long run starting this near the board edge starts at it
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
