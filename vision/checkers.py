@@ -561,16 +561,26 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
         if patch.size == 0:
             continue
         colour = np.median(patch, axis=0)
+        if covered > ctx.config.hidden_slot:
+            hidden.append(_classify(ctx, colour))
+            if not vote:
+                out.append(-1)  # on the bar: the colour of its neighbour in the stack
+            continue
         if not vote and ctx.colour_limit is not None:
-            # On the bar, a slot the colour of neither checker is glare or a shadow.
-            nearest = min(float(np.linalg.norm(colour - ctx.light)), float(np.linalg.norm(colour - ctx.dark)))
+            # On the bar, a slot the colour of neither checker is glare or a shadow (lightness
+            # counts for less: the bar's lighting differs from the points').
+            nearest = min(_shaded_distance(colour, ctx.light), _shaded_distance(colour, ctx.dark))
             if nearest > ctx.colour_limit:
                 continue
-        if vote and covered > ctx.config.hidden_slot:
-            hidden.append(_classify(ctx, colour))
-        else:
-            out.append(_classify(ctx, colour))
+        out.append(_classify(ctx, colour))
     if not vote:  # the bar holds both colours; slots of neither colour were dropped
+        seen = [c for c in out if c >= 0]
+        if not seen:
+            return hidden
+        for i in range(len(out)):
+            if out[i] < 0:
+                before = [c for c in out[:i] if c >= 0]
+                out[i] = before[-1] if before else seen[0]
         return out
     if not out:
         out = hidden
@@ -585,6 +595,12 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
     while len(out) < n:
         out.append(out[-1])
     return out
+
+
+def _shaded_distance(colour: np.ndarray, centre: np.ndarray) -> float:
+    """Lab distance with lightness at half weight (shading changes lightness most)."""
+    dl = 0.5 * float(colour[0] - centre[0])
+    return float(np.sqrt(dl * dl + float(colour[1] - centre[1]) ** 2 + float(colour[2] - centre[2]) ** 2))
 
 
 def _band_rows(ctx: _Ctx, image: np.ndarray, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
@@ -720,7 +736,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     confs = []
     out_runs = []
     for start, end in runs:
-        if not from_base and end - start < 0.7 * ctx.d:
+        if not from_base and end - start < ctx.config.bar_min_run * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
         if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
             continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
 import cv2
@@ -54,6 +54,8 @@ __all__ = [
     "roll_validity",
     "plausible_dice",
     "changed_from_empty",
+    "BoardBackground",
+    "board_background",
 ]
 
 
@@ -116,6 +118,16 @@ class DiceConfig:
     cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
     min_confidence: float = 0.25
     max_dice: int = 2  # with a board: dice in one roll (the weakest extra candidates are dropped)
+    # With a board, a lone pip's die must show as a body of the die's size: a ring just outside it
+    # (`outline_ring` die edges from the pip; a die's half-diagonal is 0.71) is mostly unlike its
+    # face.  A light spot of board between touching dark checkers, or a speck on a checker, has the
+    # same surface all around.  Used to rank the candidates when there are more than `max_dice`.
+    outline_ring: float = 0.85
+    outline_tolerance: float = 0.3  # a ring sample within this share of the pip contrast is face
+    outline_min: float = 0.5  # share of the ring unlike the face for a lone pip to count as a die
+    roll_tone_offset: float = 10.0  # grey levels added to face tones before comparing two dice's
+    roll_outline_cost: float = 0.3  # a lone pip without an outline costs as much as this much unlikeness
+    # (the sum of |log ratio| of face tone, pip contrast and pip radius between the dice of a roll)
     cocked_lattice_tolerance: float = 0.085  # top-face shape vs the table plane, faces with 4-6 pips
     cocked_pip_tolerance: float = 0.15  # ... faces with 2-3 pips (shape from the pip ellipses)
     cocked_one_tolerance: float = 0.3  # ... a one
@@ -126,6 +138,8 @@ class DiceConfig:
     # (a flat die seen from above shows at most a sliver of side face: flat, cut pips; one leaning
     # 30 degrees shows a side face about sin(30) = 0.5 round)
     cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's, long axis)
+    cocked_side_edge: float = 0.6  # ... or (2+ pips) its pip lattice spans this share of the board's die edge
+    cocked_side_only_margin: float = 0.1  # ... and then it must be this much rounder than `cocked_side_alone`
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -138,9 +152,18 @@ class DiceConfig:
     window_fill: float = 0.4  # a candidate blob fills this share of its box ...
     window_aspect: float = 2.5  # ... and is at most this elongated
     window_ring: float = 0.2  # die edges from a candidate blob's centre to the ring that must contrast
+    window_plain: float = 0.8  # ... and its six samples on the face side lie within this share of that contrast
     window_pad: float = 1.5  # die edges added around a window's blobs
     window_max_dice: float = 4.2  # die edges: the largest window
     board_max_scale: float = 2.5
+    # --- with the empty board (calibration background, camera space) ----------------------------
+    # A candidate blob the empty board already shows at the same place, with the same
+    # surroundings, is part of the board (a point's tip, an ArUco marker's square, a hinge), not a
+    # pip: it opens no window.  A die lying there changes the surroundings (its face, its edges).
+    static_hat: float = 0.5  # the empty board's hat at the blob reaches this share of the frame's ...
+    static_ring: float = 0.25  # ... and the ring around it differs from the empty board's by at most
+    # this share of the blob's contrast (grey levels, after the frame's overall gain)
+    static_ring_floor: float = 12.0  # ... or by this many grey levels (noise, JPEG)
     board_hat_die: float = 0.4  # black-hat kernel as a share of the expected die edge (windows)
     board_pip_hat_die: float = 0.25  # ... when finding pips in a window
     board_max_pip_die: float = 0.4  # largest pip diameter as a share of the die edge
@@ -157,6 +180,7 @@ class DiceConfig:
     leaning_tilt: float = 0.5  # a die in contact with something is cocked at this tilt score
     leaning_reach: float = 1.3  # die edges: contact = the die's body runs this far from its centre
     leaning_area: float = 1.5  # ... and covers this many die-edge squares
+    leaning_bridge: float = 0.2  # die edges: narrower links to the die do not count as contact
     change_lab: float = 20.0  # Lab units of change from the empty board that score 1 (changed_from_empty)
     change_light_tolerance: float = 0.15  # ... lightness change up to this share of (board L + offset) is lighting
     change_light_offset: float = 20.0  # ... (8-bit L units; dark boards still tolerate some change)
@@ -844,7 +868,7 @@ def assign_top_faces(faces: list[Face], cfg: DiceConfig,
         tilts = {id(f): float(tilt(f)) for f in faces}
 
         def top_like(f: Face) -> bool:
-            return tilts[id(f)] <= cfg.board_top_max_tilt
+            return tilts[id(f)] <= cfg.board_top_max_tilt and not f.extra.get("side_only")
 
         def better(g: Face, t: Face) -> bool:
             return tilts[id(g)] < tilts[id(t)] - cfg.board_tilt_margin
@@ -953,6 +977,18 @@ def _major_r(f: Face) -> float:
     return f.extra["r"] / math.sqrt(max(f.axes[0], 0.05))
 
 
+def _side_spans(s: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
+    """A side face's pip lattice spans a die's edge (`cocked_side_edge` of the board's die size,
+    along its less foreshortened axis): a whole face, not the sliver of side face a flat die shows.
+    (Its pips' size is a poorer measure: a side face is darker, and thresholding shrinks faint pips.)"""
+    try:
+        xy = (s.centre[0] / scale + offset[0], s.centre[1] / scale + offset[1])
+        expected = float(board.die_size_px(xy)) * scale
+    except Exception:  # noqa: BLE001
+        return False
+    return _edge_px(s, cfg) >= cfg.cocked_side_edge * expected
+
+
 def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
             offset: tuple[float, float] = (0.0, 0.0), with_scores: bool = False) -> list[bool]:
     """Is each die cocked?  A flat die's top face is parallel to the table, so it is foreshortened
@@ -999,6 +1035,9 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
         # show one cut pip)
         side2 = max((s.axes[0] for s in sides if s.value >= 2 and _major_r(s) >= cfg.cocked_side_pip * t.extra["r"]),
                     default=0.0) if board is not None else 0.0
+        # a side face known by its lattice alone (faint, small pips) must be seen more squarely
+        side2 = max([side2] + [s.axes[0] - cfg.cocked_side_only_margin for s in sides if s.value >= 2
+                               and board is not None and _side_spans(s, board, scale, offset, cfg)])
         out.append(bool(cocked or side2 >= cfg.cocked_side_alone))
     if with_scores:
         return out, scores  # type: ignore[return-value]
@@ -1006,7 +1045,8 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
 
 
 def read_dice_timed(
-    image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None
+    image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None, *,
+    background: BoardBackground | np.ndarray | None = None,
 ) -> tuple[list[DieReading], DiceTimings]:
     """`read_dice` plus the time spent in each stage."""
     cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or DiceConfig()
@@ -1040,7 +1080,15 @@ def read_dice_timed(
         m_roi = mask > 0
         wcfg = _board_config(cfg, die_px * scale)
         t1 = time.perf_counter()
-        windows = _candidate_windows(g_roi, m_roi, die_px, cfg)
+        bg = None
+        if background is not None:
+            if not isinstance(background, BoardBackground):
+                background = BoardBackground(background)
+            if background.gray.shape[:2] == (h, w):
+                k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
+                b_bh, b_wh = background.hats((x0, y0, x1, y1), k)
+                bg = (background.gray[y0:y1, x0:x1], b_bh, b_wh)
+        windows = _candidate_windows(g_roi, m_roi, die_px, cfg, bg)
         faces = []
         seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
         for wx0, wy0, wx1, wy1, wdark in windows:
@@ -1062,7 +1110,12 @@ def read_dice_timed(
             faces += [_shift_face(f, dx, dy, ids) for f in find_faces(wpips, gw, wcfg)]
         cfg = wcfg
         t2 = time.perf_counter()
-        faces = [f for f in faces if _size_fits(f, board, scale, offset, cfg)]
+        # faces of the die's size; smaller faces of 2+ pips that still span most of a die edge can
+        # only be side faces (a side face is foreshortened, its pips faint): kept to tell a cocked
+        # die, never read as a top
+        faces = [f if _size_fits(f, board, scale, offset, cfg) else replace(f, extra={**f.extra, "side_only": 1.0})
+                 for f in faces if _size_fits(f, board, scale, offset, cfg)
+                 or (f.value >= 2 and _side_spans(f, board, scale, offset, cfg))]
         faces = select_faces(faces, cfg)
     else:
         gray = to_gray(image_bgr)
@@ -1084,8 +1137,12 @@ def read_dice_timed(
         dice = _one_polarity(dice)
     dice = _plausible_ones(dice, cfg)
     cocked, tilts = _cocked(dice, cfg, board, scale, offset, with_scores=True)  # type: ignore[misc]
+    outlined = [True] * len(dice)
+    if board is not None:
+        outlined = [t.value > 1 or _outlined(g_roi, t, board, scale, offset, cfg) for t, _ in dice]
     readings = []
-    for (top, _sides), is_cocked, tilt_score in zip(dice, cocked, tilts, strict=True):
+    tops: dict[int, tuple[Face, bool]] = {}
+    for (top, _sides), is_cocked, tilt_score, body in zip(dice, cocked, tilts, outlined, strict=True):
         x, y, bw, bh = top.box
         conf = max(0.0, min(1.0, 1.0 - 2.0 * top.error)) * (0.6 if top.value == 1 else 1.0)
         if conf < cfg.min_confidence:
@@ -1100,11 +1157,9 @@ def read_dice_timed(
                 tilt=round(float(tilt_score), 3),
             )
         )
+        tops[id(readings[-1])] = (top, body)
     if board is not None and len(readings) > cfg.max_dice:
-        # a roll is at most two dice: the extra candidates are the ones with least evidence (a lone
-        # pip - a glint on the rail, a side face's remnant - before any face with a pip layout)
-        readings.sort(key=lambda r: (r.value > 1, r.confidence), reverse=True)
-        readings = readings[:cfg.max_dice]
+        readings = _likeliest_roll(readings, tops, cfg)
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     t4 = time.perf_counter()
     tm.prepare_ms = (t1 - t0) * 1e3
@@ -1112,6 +1167,48 @@ def read_dice_timed(
     tm.faces_ms = (t3 - t2) * 1e3
     tm.dice_ms = (t4 - t3) * 1e3
     return readings, tm
+
+
+def _likeliest_roll(readings: list[DieReading], tops: dict[int, tuple[Face, bool]],
+                    cfg: DiceConfig) -> list[DieReading]:
+    """A roll is at most `max_dice` dice: keep the set with most evidence.  Faces with a pip layout
+    come before lone pips (a glint on the rail, a side face's remnant, board showing between
+    checkers); then the dice of one roll are alike (one set: face and pip tones, pip size), and a
+    lone pip should show a die's outline around it (`_outlined`)."""
+    import itertools
+
+    def cost(group: tuple[DieReading, ...]) -> tuple[int, float]:
+        faces = [tops[id(r)][0] for r in group]
+        unlike = 0.0
+        for a, b in itertools.combinations(faces, 2):
+            unlike += abs(math.log((a.brightness + cfg.roll_tone_offset) / (b.brightness + cfg.roll_tone_offset)))
+            unlike += abs(math.log(max(a.extra["contrast"], 1.0) / max(b.extra["contrast"], 1.0)))
+            unlike += abs(math.log(max(a.extra["r"], 0.5) / max(b.extra["r"], 0.5)))
+        bare = sum(not tops[id(r)][1] for r in group)
+        return (-sum(f.value > 1 for f in faces), unlike + cfg.roll_outline_cost * bare - 0.01 * sum(
+            r.confidence for r in group))
+
+    return list(min(itertools.combinations(readings, cfg.max_dice), key=cost))
+
+
+def _outlined(gray: np.ndarray, f: Face, board: Any, scale: float, offset: tuple[float, float],
+              cfg: DiceConfig) -> bool:
+    """A lone pip (`f`, work px) sits on a die-sized body: most of a ring just outside the die
+    (`outline_ring` die edges, in `gray`, the camera image's region at `offset`) is unlike the
+    face around the pip."""
+    cx, cy = f.centre[0] / scale, f.centre[1] / scale
+    try:
+        die_px = float(board.die_size_px((cx + offset[0], cy + offset[1])))
+    except Exception:  # noqa: BLE001
+        return True
+    pts = np.array([cx, cy]) + cfg.outline_ring * die_px * _RING
+    h, w = gray.shape[:2]
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)
+    if inside.mean() < 0.5:
+        return True
+    vals = gray[np.round(pts[inside, 1]).astype(np.intp), np.round(pts[inside, 0]).astype(np.intp)].astype(np.float64)
+    tol = cfg.outline_tolerance * f.extra["contrast"]
+    return bool((np.abs(vals - f.brightness) > tol).mean() >= cfg.outline_min)
 
 
 def _shift_face(f: Face, dx: float, dy: float, ids: list[int]) -> Face:
@@ -1125,10 +1222,60 @@ def _shift_face(f: Face, dx: float, dy: float, ids: list[int]) -> Face:
                    pips=tuple(ids[i] for i in f.pips))
 
 
-def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
-                       cfg: DiceConfig) -> list[tuple[int, int, int, int, bool]]:
+class BoardBackground:
+    """The empty board in camera space (grey, the frame's size), for `read_dice(background=...)`:
+    build it once per calibration (`board_background`); it caches what the dice reader derives
+    from it (its black- and white-hats)."""
+
+    def __init__(self, gray: np.ndarray) -> None:
+        self.gray = np.ascontiguousarray(gray if gray.ndim == 2 else cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY))
+        self._hats: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def hats(self, box: tuple[int, int, int, int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Black-hat and white-hat (square kernel `k`) of the region x0, y0, x1, y1."""
+        key = (*box, k)
+        if key not in self._hats:
+            x0, y0, x1, y1 = box
+            g = np.ascontiguousarray(self.gray[y0:y1, x0:x1])
+            kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+            self._hats = {key: (cv2.subtract(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kern), g),
+                                cv2.subtract(g, cv2.morphologyEx(g, cv2.MORPH_OPEN, kern)))}
+        return self._hats[key]
+
+
+def board_background(calibration: Any) -> BoardBackground | None:
+    """The calibration's empty board in camera space: its reference frame when that is the empty
+    board (the canonical background is then its warp), else the canonical background (the start
+    position's checkers removed) warped back onto the surface, with the reference frame around it
+    (the rails and markers look the same with or without checkers).  None without references."""
+    bg = getattr(calibration, "background", None)
+    ref = getattr(calibration, "reference_frame", None)
+    geo = getattr(calibration, "geometry", None)
+    if ref is None or geo is None:
+        return None
+    ref_g = cv2.cvtColor(ref, cv2.COLOR_BGR2GRAY) if ref.ndim == 3 else ref
+    if bg is None:
+        return None
+    width = bg.shape[1]
+    m = geo.warp_matrix(width)
+    h, w = ref_g.shape[:2]
+    bg_g = cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY) if bg.ndim == 3 else bg
+    warped = cv2.warpPerspective(ref_g, m, (bg_g.shape[1], bg_g.shape[0]), flags=cv2.INTER_LINEAR)
+    if float(np.mean(cv2.absdiff(warped, bg_g))) <= 2.0:  # the reference frame is the empty board
+        return BoardBackground(ref_g)
+    back = cv2.warpPerspective(bg_g, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    inside = geo.surface_mask((h, w)) > 0
+    return BoardBackground(np.where(inside, back, ref_g).astype(np.uint8))
+
+
+def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: DiceConfig,
+                       bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                       ) -> list[tuple[int, int, int, int, bool]]:
     """Regions that may hold a die, (x0, y0, x1, y1, dark pips?): clusters of small dark-on-light
-    or light-on-dark blobs (pip candidates) at the camera's resolution, grown by about a die."""
+    or light-on-dark blobs (pip candidates) at the camera's resolution, grown by about a die.
+    `bg` (the empty board's grey, black-hat and white-hat over the same region): blobs the empty
+    board shows alike are dropped (`static_hat`, `static_ring`)."""
     k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
     kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     bh = cv2.subtract(cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern), gray)
@@ -1179,7 +1326,16 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
             ring = gray[ry, rx].astype(np.int16)
             mid = gray[cy, cx].astype(np.int16)[:, None]
             step = (ring - mid) if dark else (mid - ring)
-            pts = pts[(step >= t / 2).sum(axis=1) >= 6]
+            keep = (step >= t / 2).sum(axis=1) >= 6
+            # ... and plain: a die face around a pip is one even tone, while the pockets between
+            # checkers, rims and point edges are ringed by several (the six samples on the face
+            # side alike; two may fall on neighbouring pips, a six's rows are that close)
+            srt = np.sort(step, axis=1)
+            contrast = np.maximum(np.median(step, axis=1), 1.0)
+            keep &= srt[:, -1] - srt[:, 2] <= cfg.window_plain * contrast
+            if bg is not None:
+                keep &= ~_static(gray, hat, bg, dark, cx, cy, rx, ry, cfg)
+            pts = pts[keep]
         # Greedy grouping: a blob joins a window if the window, grown to hold it, stays within
         # `window_max_dice` die edges; so a die's pips share a window and texture cannot chain.
         groups: list[list[float]] = []  # [minx, miny, maxx, maxy]
@@ -1198,6 +1354,26 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float,
             if not any(_covers(b, box) for b in boxes):  # the other threshold found it already
                 boxes = [b for b in boxes if not _covers(box, b)] + [box]
     return boxes
+
+
+def _static(gray: np.ndarray, hat: np.ndarray, bg: tuple[np.ndarray, np.ndarray, np.ndarray], dark: bool,
+            cx: np.ndarray, cy: np.ndarray, rx: np.ndarray, ry: np.ndarray, cfg: DiceConfig) -> np.ndarray:
+    """Which candidate blobs (centres cx, cy; ring samples rx, ry) the empty board shows alike: its
+    hat is as strong there and the ring around looks the same (up to a local gain)."""
+    b_gray, b_bh, b_wh = bg
+    b_hat = b_bh if dark else b_wh
+    h, w = gray.shape
+    f_hat = hat[cy, cx].astype(np.float64)
+    # the empty board's hat near the centre (3x3: the references are resampled, blobs shift a px)
+    near = np.stack([b_hat[np.clip(cy + dy, 0, h - 1), np.clip(cx + dx, 0, w - 1)]
+                     for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1).max(axis=1).astype(np.float64)
+    same_hat = near >= cfg.static_hat * f_hat
+    f = np.concatenate([gray[cy, cx][:, None], gray[ry, rx]], axis=1).astype(np.float64)
+    b = np.concatenate([b_gray[cy, cx][:, None], b_gray[ry, rx]], axis=1).astype(np.float64)
+    gain = f.mean(axis=1, keepdims=True) / np.maximum(b.mean(axis=1, keepdims=True), 1.0)
+    tol = np.maximum(cfg.static_ring_floor, cfg.static_ring * f_hat)[:, None]
+    same_ring = (np.abs(f - gain * b) > tol).sum(axis=1) <= 1
+    return same_hat & same_ring
 
 
 def _covers(a: tuple[int, int, int, int, bool], b: tuple[int, int, int, int, bool], slack: float = 0.15) -> bool:
@@ -1228,12 +1404,15 @@ def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], c
     return cfg.board_size_min <= _edge_px(f, cfg) / max(expected, 1e-6) <= cfg.board_size_max
 
 
-def read_dice(image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None) -> list[DieReading]:
+def read_dice(image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None, *,
+              background: BoardBackground | np.ndarray | None = None) -> list[DieReading]:
     """Find the dice in a BGR frame and read their top faces.  `board` (a calibration
     `BoardGeometry`) is optional: without it any photo works; with it the search keeps to the
     playing surface (and a margin around it, to see dice that fell off) and expects dice of the
-    board's scale, and cocked dice are judged against the board plane."""
-    return read_dice_timed(image_bgr, config, board)[0]
+    board's scale, and cocked dice are judged against the board plane.  `background` (with a
+    board; `board_background(calibration)`, or the empty board's camera frame) lets the search
+    skip what the empty board already shows."""
+    return read_dice_timed(image_bgr, config, board, background=background)[0]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1354,6 +1533,10 @@ def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
     m = (occupied[y0:y1, x0:x1] > cfg.rim_occupancy).astype(np.uint8)
+    # contact is a body against a body: thin bridges (a shading change on a point that grazes
+    # the die's shadow, noise) are opened away first
+    k = max(3, int(round(cfg.leaning_bridge * die_px)) | 1)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, lab, st, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     c = lab[int(cy) - y0, int(cx) - x0]
     if c == 0:

@@ -47,6 +47,9 @@ class Reader:
         self.config = config or VisionConfig()
         self.gate = Gate(calibration, self.config)
         self._dice = dice_module() if self.config.use_dice else None
+        # the empty board in camera space for the dice reader (built once, on the first read)
+        self._dice_background: Any = None
+        self._dice_background_built = False
 
     def read(self, image: np.ndarray) -> Observation:
         config = self.config
@@ -77,7 +80,12 @@ class Reader:
         lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
         dice: list[Any] = []
         if self._dice is not None:
-            dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry)))
+            if not self._dice_background_built:
+                build = getattr(self._dice, "board_background", None)
+                self._dice_background = build(calib) if build is not None else None
+                self._dice_background_built = True
+            extra = {"background": self._dice_background} if self._dice_background is not None else {}
+            dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry, **extra)))
         unknown = np.zeros(canon.shape[:2], bool)
         if dice:
             unknown = self._dice_mask(dice, canon.shape[:2])
