@@ -740,6 +740,10 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
             continue  # the bar: a checker is never this short (glare, a die's shadow)
         if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
             continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge
+        if unknown[start:end].any():
+            seen = int(((occ[start:end] > ctx.config.occupancy_threshold) & ~unknown[start:end]).sum())
+            if seen < ctx.config.die_fringe * ctx.d:
+                continue  # all it shows beside a die is the die's own fringe and shadow
         n, conf = _count_run(ctx, start, end, edge, side)
         if n == 0:
             continue

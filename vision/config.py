@@ -24,10 +24,15 @@ class VisionConfig:
     hand_chroma_threshold: float = 12.0  # Lab chroma change from the reference that means "something there"
     hand_luma_threshold: float = 24.0  # per cent lightness change (after global gain) that means the same
     hand_min_outside: float = 0.001  # share of the gate image an occluder covers outside the surface
-    hand_min_inside: float = 0.010  # share of the surface an occluder covers inside it
+    hand_min_inside: float = 0.005  # share of the surface an occluder covers inside it
     hand_min_outside_large: float = 0.0003  # ...or this little outside when it covers much inside:
     hand_min_inside_large: float = 0.04  # this share of the surface
     hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
+    # An occluder's outside part reaches this far beyond the surface edge (board units) or the image
+    # border, on at least `hand_min_far` gate px: an arm comes from afar, a die that fell off the
+    # surface lies within ~0.05 of it
+    hand_far_margin: float = 0.1
+    hand_min_far: int = 1
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker
@@ -54,6 +59,7 @@ class VisionConfig:
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
+    die_fringe: float = 0.4  # checker diameters of occupied rows a run around a die must show beyond the die
     die_tail_min: float = 0.5  # checker diameters: a stack hidden at its base by a die must show this much past it
     slot_board_separation: float = 60.0  # Lab: a top slot is tested against the board only where they differ this much
     mixed_board_tolerance: float = 25.0  # Lab: in a two-coloured stack, a top slot this near the empty board is board
