@@ -302,6 +302,7 @@ class _Ctx:
     colour_threshold: float | None
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
+    dice_xy: list[tuple[float, float]] = field(default_factory=list)  # dice centres, canonical px
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -340,6 +341,7 @@ def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: 
         for frac in ctx.config.beside_die_offsets:
             c = int(np.clip(round(centre_x + sign * frac * ctx.d), 1, w - 2))
             ok = ~ctx.unknown[rows, c - 1 : c + 2].any(axis=1) & ~free
+            ok &= _clear_of_dice(ctx, float(c), rows, n)
             best_occ[ok] = ctx.occ[rows, c - 1 : c + 2].mean(axis=1)[ok]
             best_lab[ok] = np.median(ctx.lab[rows, c - 1 : c + 2], axis=1)[ok]
             free |= ok
@@ -356,6 +358,39 @@ def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: 
     lab = lab.copy()
     lab[under] = (0.5 * (side_lab[0][under] + side_lab[1][under]))[:, None, :]
     return occ, lab, unknown & ~under
+
+
+def _clear_of_dice(ctx: _Ctx, x: float, rows: slice, n: int) -> np.ndarray:
+    """Per row of ``rows``: whether column ``x`` lies beyond every die's body (a die is larger
+    than the mask its pips give, and leans or casts a shadow)."""
+    clear = np.ones(n, bool)
+    if not ctx.dice_xy:
+        return clear
+    ys = np.arange(rows.start or 0, (rows.start or 0) + n, dtype=np.float64)
+    reach = ctx.config.die_reach * ctx.d
+    for dx, dy in ctx.dice_xy:
+        clear &= np.hypot(x - dx, ys - dy) > reach
+    return clear
+
+
+def _cut_at_dice(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int, end: int) -> int:
+    """A run ending against a die beside the point's axis ends where the die's body begins (the
+    die's edge and shadow reach into the band the mask leaves)."""
+    reach = ctx.config.die_reach * ctx.d
+    band = 0.18 * ctx.d
+    r0 = rows.start or 0
+    r1 = rows.stop if rows.stop is not None else ctx.occ.shape[0]
+    for dx, dy in ctx.dice_xy:
+        off = abs(dx - centre_x)
+        if off <= band or off >= band + reach:
+            continue  # on the axis (the mask and the beside test handle it) or clear of the band
+        if not r0 <= dy < r1:
+            continue
+        t = (r1 - 1 - dy) if reverse else (dy - r0)
+        along = float(np.sqrt(max(reach * reach - (off - band) ** 2, 0.0)))
+        if t - along - 0.15 * ctx.d <= end <= t + along + 0.15 * ctx.d:
+            end = max(start, int(round(t - along)))
+    return end
 
 
 def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
@@ -735,6 +770,8 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     light = dark = 0
     confs = []
     out_runs = []
+    if from_base and ctx.dice_xy:
+        runs = [(a, _cut_at_dice(ctx, centre_x, rows, reverse, a, b)) for a, b in runs]
     for start, end in runs:
         if not from_base and end - start < ctx.config.bar_min_run * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
@@ -801,9 +838,14 @@ def _background_lab(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarra
 def read_checkers(
     calib: Calibration, canon: np.ndarray, config: VisionConfig, *, unknown: np.ndarray | None = None,
     lab: np.ndarray | None = None, occ: np.ndarray | None = None,
+    dice_xy: list[tuple[float, float]] | None = None,
 ) -> CheckerReading:
-    """Counts per physical point and on the bar from the illumination-normalised canonical image."""
+    """Counts per physical point and on the bar from the illumination-normalised canonical image.
+
+    ``unknown``: canonical pixels hidden by dice; ``dice_xy``: the dice's centres (canonical px).
+    """
     ctx = _context(calib, canon, config, unknown, lab, occ)
+    ctx.dice_xy = list(dice_xy or [])
     geo = calib.geometry
     h, w = canon.shape[:2]
     points = []

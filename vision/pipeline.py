@@ -92,7 +92,9 @@ class Reader:
         occ = timed("occupancy", lambda: occupancy_map(
             canon, calib.background, config, lab=lab, colours=checker_colours(calib),
             checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
-        reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ))
+        dice_xy = self._dice_centres(dice)
+        reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ,
+                                                           dice_xy=dice_xy))
         roll, void_reason, half = "none", None, None
         if dice and self._dice is not None:
             def validity() -> tuple[str, str | None, str | None]:
@@ -122,6 +124,14 @@ class Reader:
             point_confidence=confidences,
             timings=timings,
         )
+
+    def _dice_centres(self, dice: list[Any]) -> list[tuple[float, float]]:
+        """The dice's centres in canonical px."""
+        if not dice:
+            return []
+        m = self.calibration.geometry.warp_matrix(self.calibration.canonical_width)
+        pts = np.array([[float(v) for v in die.centre] for die in dice], np.float64).reshape(-1, 1, 2)
+        return [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, m).reshape(-1, 2)]
 
     def _dice_mask(self, dice: list[Any], shape: tuple[int, int]) -> np.ndarray:
         geo = self.calibration.geometry
