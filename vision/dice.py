@@ -140,6 +140,21 @@ class DiceConfig:
     cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's, long axis)
     cocked_side_edge: float = 0.6  # ... or (2+ pips) its pip lattice spans this share of the board's die edge
     cocked_side_only_margin: float = 0.1  # ... and then it must be this much rounder than `cocked_side_alone`
+    # With a board, loose pips of a cocked die's side face (`_side_pips`): at least `side_pip_count`
+    # pips of the top's polarity, not on any die's top face, between `side_pip_min_dist` and
+    # `side_pip_max_dist` die edges from the top face's centre (its edge is 0.5 away, a flat die's
+    # sliver of side face ends by ~0.6), one of them at least `side_pip_reach` out (a side face
+    # sin(22 deg) = 0.37 edge wide or more); whole pips: long axis `side_pip_min_size`..
+    # `side_pip_max_size` of the top's pip radius, not slivers (minor/major >= `side_pip_min_round`),
+    # with `side_pip_min_contrast` of the top's pip contrast (side faces are shaded).
+    side_pip_min_dist: float = 0.52
+    side_pip_max_dist: float = 1.0
+    side_pip_reach: float = 0.7
+    side_pip_count: int = 2
+    side_pip_min_size: float = 0.6
+    side_pip_max_size: float = 1.5
+    side_pip_min_round: float = 0.4
+    side_pip_min_contrast: float = 0.4
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -1044,6 +1059,37 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
     return out
 
 
+def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, Pip], board: Any,
+               scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
+    """With a board: whole pips of a large side face lie just outside the top face (`side_pip_*`).
+    A die leaning 20-45 degrees shows a side face sin(tilt) = 0.35-0.7 of an edge wide, whose pips
+    (of the top's polarity) are about as big as the top face's along the edge and foreshortened
+    across it; they need not pair into a face (small, faint, differently shaped).  A flat die
+    shows at most a sliver of side face: cut, tiny pips hugging the top face's edge."""
+    try:
+        xy = (top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1])
+        edge = float(board.die_size_px(xy)) * scale
+    except Exception:  # noqa: BLE001
+        return False
+    taken = {i for t, _ in dice for i in t.pips}  # pips of any die's top face
+    reach = []
+    for i, p in pips.items():
+        if i in taken or p.dark != top.dark:
+            continue
+        d = math.hypot(p.x - top.centre[0], p.y - top.centre[1]) / edge
+        if not cfg.side_pip_min_dist <= d <= cfg.side_pip_max_dist:
+            continue
+        cxx, cxy, cyy = p.cov
+        tr, disc = (cxx + cyy) / 2, math.sqrt(max((cxx - cyy) ** 2 / 4 + cxy * cxy, 0.0))
+        major, minor = tr + disc, max(tr - disc, 0.0)
+        size = 2.0 * math.sqrt(max(major, 1e-9)) / max(top.extra["r"], 1e-6)  # long-axis radius vs the top's pips
+        if (cfg.side_pip_min_size <= size <= cfg.side_pip_max_size
+                and math.sqrt(minor / max(major, 1e-9)) >= cfg.side_pip_min_round
+                and p.contrast >= cfg.side_pip_min_contrast * top.extra["contrast"]):
+            reach.append(d)
+    return len(reach) >= cfg.side_pip_count and max(reach) >= cfg.side_pip_reach
+
+
 def read_dice_timed(
     image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None, *,
     background: BoardBackground | np.ndarray | None = None,
@@ -1091,6 +1137,7 @@ def read_dice_timed(
         windows = _candidate_windows(g_roi, m_roi, die_px, cfg, bg)
         faces = []
         seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
+        all_pips: dict[int, Pip] = {}  # the same pips by number (for side faces' loose pips)
         for wx0, wy0, wx1, wy1, wdark in windows:
             size = (round((wx1 - wx0) * scale), round((wy1 - wy0) * scale))
             gw = cv2.resize(g_roi[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_LINEAR)
@@ -1108,6 +1155,8 @@ def read_dice_timed(
                     ids.append(len(seen))
                     seen.append((x, y))
             faces += [_shift_face(f, dx, dy, ids) for f in find_faces(wpips, gw, wcfg)]
+            for p, i in zip(wpips, ids, strict=True):
+                all_pips[i] = replace(p, x=p.x + dx, y=p.y + dy)
         cfg = wcfg
         t2 = time.perf_counter()
         # faces of the die's size; smaller faces of 2+ pips that still span most of a die edge can
@@ -1137,6 +1186,9 @@ def read_dice_timed(
         dice = _one_polarity(dice)
     dice = _plausible_ones(dice, cfg)
     cocked, tilts = _cocked(dice, cfg, board, scale, offset, with_scores=True)  # type: ignore[misc]
+    if board is not None:
+        cocked = [c or _side_pips(t, dice, all_pips, board, scale, offset, cfg)
+                  for c, (t, _) in zip(cocked, dice, strict=True)]
     outlined = [True] * len(dice)
     if board is not None:
         outlined = [t.value > 1 or _outlined(g_roi, t, board, scale, offset, cfg) for t, _ in dice]

@@ -3,7 +3,8 @@
 It runs on every camera frame, so it works on a small downscaled copy (``config.gate_width`` px
 wide) and costs a few milliseconds.  A hand or arm reaches the playing surface from outside it,
 so an occluder is a region that differs from the reference frame both *outside* the surface
-(crossing the board's rim) and *inside* it; checkers and dice never cross the rim.  A frame with
+(crossing the board's rim, and reaching beyond ``hand_far_margin`` or the image border) and *inside*
+it; checkers and dice never cross the rim (a die that fell off lies next to it).  A frame with
 an occluder is never read; "settled" means no motion and no occluder for ``settle_seconds``.
 """
 
@@ -48,6 +49,9 @@ class _GateModel:
         border[:, :2] = border[:, -2:] = True
         self.outside |= border & ~(geo.surface_mask((gh, gw), self.scale, grow=0.005) > 0)
         self.near = geo.surface_mask((gh, gw), self.scale, grow=0.02) > 0
+        # An arm reaches in from afar: its outside part extends beyond `hand_far_margin` (or to the
+        # image border); a die that fell off the surface lies by the rim, a checker borne off too.
+        self.far = ~(geo.surface_mask((gh, gw), self.scale, grow=config.hand_far_margin) > 0) | (border & self.outside)
         self.surface_px = max(1, int(self.inside.sum()))
         surface_w = float(np.linalg.norm(geo.corners[1] - geo.corners[0])) * self.scale
         self.bridge = max(3, int(round((config.hand_outside_margin + 0.015) * surface_w)) + 2) | 1
@@ -96,7 +100,10 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     on = changed > 0
     out_ids = np.bincount(labels[model.outside & on], minlength=count)
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
+    far_ids = np.bincount(labels[model.far & on], minlength=count)
     for k in range(1, count):
+        if far_ids[k] < config.hand_min_far:
+            continue
         if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
             return True
         # An arm barely visible outside (the board fills the view, or it matches the rim) but

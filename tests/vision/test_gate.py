@@ -48,3 +48,33 @@ def test_noise_alone_is_not_motion(small_dataset: Path) -> None:
     gate.update(frame, now=0.0)
     noisy = np.clip(frame.astype(np.int16) + rng.integers(-3, 4, frame.shape), 0, 255).astype(np.uint8)
     assert not gate.update(noisy, now=0.1).moving
+
+
+def test_a_die_off_the_surface_is_no_hand(small_dataset: Path) -> None:
+    """A die that fell off the surface lies by the rim, next to a stack of checkers inside it: the
+    two together look like something crossing the rim, but an arm reaches in from afar (or from
+    the image border) and a die does not."""
+    import cv2
+
+    from vision.dice_render import draw_die
+
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    geo = calib.geometry
+    frame = calib.reference_frame.copy()
+    r = geo.checker_diameter_px(geo.to_image([0.8, 0.9])) / 2
+    for col in range(2):  # two stacks by the bottom rim
+        for k in range(5):
+            xy = geo.to_image([0.79 + 0.075 * col, 0.96 - 0.07 * k])
+            cv2.circle(frame, (int(xy[0]), int(xy[1])), int(r), (30, 30, 160), -1, cv2.LINE_AA)
+    for u in (0.80, 0.84):  # two dice just off the bottom edge, by the stacks
+        xy = geo.to_image([u, 1.04])
+        draw_die(frame, (float(xy[0]), float(xy[1])), 5, geo.die_size_px(xy), 20.0, style="ivory",
+                 rng=np.random.default_rng(9050))
+    gate = Gate(calib)
+    assert not gate.occluded(frame)
+    # an arm: the same, reaching from the die to the image's bottom border
+    arm = frame.copy()
+    a = geo.to_image([0.82, 1.0])
+    cv2.rectangle(arm, (int(a[0]) - 15, int(a[1])), (int(a[0]) + 15, arm.shape[0] - 1), (90, 140, 200), -1)
+    assert gate.occluded(arm)

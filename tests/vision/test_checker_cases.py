@@ -1,0 +1,126 @@
+"""Checker counting in the cases that fooled earlier versions, each on a seeded rendered scene:
+a checker the colour of the point under it, a point in shadow, a die on a checker, a die on a
+bare point at the board edge, and checkers on the bar in a darker light than the points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules.position import starting_position
+from vision.calibration import Calibration, calibrate
+from vision.pipeline import Reader
+from vision.render import (
+    CHECKER_FRACTION,
+    IMAGE_SIZE,
+    BoardSetup,
+    DieSpec,
+    Scene,
+    checker_centres,
+    physical_counts,
+    random_setup,
+    render,
+)
+
+
+def _setup(style: str, seed: int) -> BoardSetup:
+    return random_setup(np.random.default_rng(seed), style)
+
+
+def _calibrated(setup: BoardSetup) -> Calibration:
+    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=1))
+    pts, bar = physical_counts(starting_position("backgammon"))
+    start, _ = render(setup, Scene(points=pts, bar=bar, seed=2))
+    return calibrate(setup.corners, IMAGE_SIZE, empty=empty, start=start, variant="backgammon")
+
+
+def _read(setup: BoardSetup, calib: Calibration, scene: Scene) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    image, label = render(setup, scene)
+    observation = Reader(calib).read(image)
+    assert observation.points is not None, observation.reason
+    return observation.points, observation.bar
+
+
+@pytest.fixture(scope="module")
+def wooden() -> tuple[BoardSetup, Calibration]:
+    setup = _setup("wooden", 7)
+    return setup, _calibrated(setup)
+
+
+@pytest.fixture(scope="module")
+def tournament() -> tuple[BoardSetup, Calibration]:
+    setup = _setup("tournament", 11)
+    return setup, _calibrated(setup)
+
+
+def test_dark_checkers_on_dark_points_are_counted(wooden: tuple[BoardSetup, Calibration]) -> None:
+    # Wooden points alternate light and dark: single dark checkers and short dark stacks on
+    # every point of one half, so half of them stand on a point of nearly their own colour.
+    setup, calib = wooden
+    points = [(0, 0)] * 24
+    for p, n in zip(range(1, 13), (1, 1, 2, 1, 3, 1, 1, 2, 1, 4, 1, 1), strict=True):
+        points[p - 1] = (0, n)
+    for seed in (31, 32, 33):
+        read, _ = _read(setup, calib, Scene(points=points, seed=seed))
+        assert read == points, seed
+
+
+def test_shadow_over_the_points_adds_no_checkers(tournament: tuple[BoardSetup, Calibration]) -> None:
+    setup, calib = tournament
+    points = [(0, 0)] * 24
+    points[5] = (0, 3)
+    points[18] = (2, 0)
+    # Shadows as strong and as large as a lamp's behind a player (deeper ones look like an arm).
+    for seed, shadow in ((41, (0.2, 0.15, 0.3, 0.2, 0.25)), (42, (0.8, 0.85, 0.3, 0.2, 0.25)),
+                         (43, (0.3, 0.85, 0.25, 0.15, 0.22))):
+        read, _ = _read(setup, calib, Scene(points=points, shadow=shadow, seed=seed))
+        assert read == points, seed
+
+
+def _die_on(scene: Scene, aspect: float, point: int, index: int, value: int) -> DieSpec:
+    """A die lying on the ``index``-th checker of ``point`` (counted from the board edge)."""
+    colour_order = []
+    for p in range(1, 25):
+        n = sum(scene.points[p - 1])
+        colour_order += [p] * n
+    centres = checker_centres(scene, aspect)
+    mine = [c for c, p in zip(centres, colour_order, strict=False) if p == point]
+    u, v, _ = mine[index]
+    return DieSpec(value=value, uv=(u, v), angle=20.0, on_checker=True)
+
+
+@pytest.mark.parametrize("style,seed", [("wooden", 7), ("tournament", 11)])
+def test_a_checker_under_a_die_still_counts(style: str, seed: int, wooden: tuple[BoardSetup, Calibration],
+                                            tournament: tuple[BoardSetup, Calibration]) -> None:
+    setup, calib = wooden if style == "wooden" else tournament
+    points = [(0, 0)] * 24
+    points[3] = (2, 0)  # P4: two light checkers, the die on the top one
+    points[9] = (0, 1)  # P10: one dark checker under the die
+    scene = Scene(points=points, seed=51, roll="void", void_reason="on_checker")
+    aspect = setup.board.aspect
+    scene.dice = [_die_on(scene, aspect, 4, 1, 3), _die_on(scene, aspect, 10, 0, 5)]
+    read, _ = _read(setup, calib, scene)
+    assert read[3] == (2, 0) and read[9] == (0, 1)
+
+
+def test_a_die_on_a_bare_point_is_no_checker(tournament: tuple[BoardSetup, Calibration]) -> None:
+    setup, calib = tournament
+    aspect = setup.board.aspect
+    d_v = CHECKER_FRACTION / aspect
+    points = [(0, 0)] * 24
+    points[0] = (2, 0)
+    points[12] = (0, 2)
+    for seed, (u, v) in ((61, (0.30, 1 - 0.9 * d_v)), (62, (0.62, 0.8 * d_v)), (63, (0.15, 1.6 * d_v))):
+        scene = Scene(points=points, seed=seed, roll="valid",
+                      dice=[DieSpec(4, (u, v), 15.0), DieSpec(2, (u + 0.05, v), 40.0)])
+        read, _ = _read(setup, calib, scene)
+        assert read == points, seed
+
+
+def test_bar_checkers_in_a_darker_light(wooden: tuple[BoardSetup, Calibration]) -> None:
+    setup, calib = wooden
+    points = [(0, 0)] * 24
+    points[0] = (0, 2)
+    for seed, bar in ((71, (3, 0)), (72, (1, 2)), (73, (0, 1))):
+        _, read_bar = _read(setup, calib, Scene(points=points, bar=bar, gain=0.85, seed=seed))
+        assert read_bar == bar, seed
