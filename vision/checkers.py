@@ -118,6 +118,13 @@ def _hmedian(grid: np.ndarray, width: int) -> np.ndarray:
     return np.median(windows, axis=2).astype(np.float32)
 
 
+def _median_rows(patch: np.ndarray) -> np.ndarray:
+    """Per-channel median of an (n, 3) array (the upper middle for even n), by partition:
+    several times cheaper than ``np.median`` for the small patches read per checker slot."""
+    k = patch.shape[0] // 2
+    return np.partition(patch, k, axis=0)[k].astype(np.float32)
+
+
 def _lab(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
 
@@ -303,6 +310,29 @@ class _Ctx:
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
     dice_xy: list[tuple[float, float]] = field(default_factory=list)  # dice centres, canonical px
+    # Band averages for the profiles, computed once per occupancy map (see _bands).
+    bands_of: np.ndarray | None = None
+    band_occ: np.ndarray | None = None
+    band_unknown: np.ndarray | None = None
+    band_edge: np.ndarray | None = None
+    occ3: np.ndarray | None = None
+
+
+def _bands(ctx: _Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every column's band average of occupancy, unknown and row-to-row lightness change, and a
+    three-column average of occupancy: one filter per image instead of one slice per point."""
+    if ctx.bands_of is not ctx.occ or ctx.band_occ is None:
+        half = max(2, int(round(0.18 * ctx.d)))
+        k = (2 * half + 1, 1)
+        occ = ctx.occ.astype(np.float32, copy=False)
+        ctx.band_occ = cv2.blur(occ, k, borderType=cv2.BORDER_REPLICATE)
+        ctx.band_unknown = cv2.dilate(ctx.unknown.astype(np.uint8), np.ones((1, k[0]), np.uint8)).astype(bool)
+        step = np.abs(np.diff(ctx.lum, axis=0, prepend=ctx.lum[:1])).astype(np.float32)
+        ctx.band_edge = cv2.blur(step, k, borderType=cv2.BORDER_REPLICATE)
+        ctx.occ3 = cv2.blur(occ, (3, 1), borderType=cv2.BORDER_REPLICATE)
+        ctx.bands_of = ctx.occ
+    assert ctx.band_unknown is not None and ctx.band_edge is not None and ctx.occ3 is not None
+    return ctx.band_occ, ctx.band_unknown, ctx.band_edge, ctx.occ3
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -313,13 +343,14 @@ def _band(ctx: _Ctx, centre_x: float) -> slice:
 
 def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[np.ndarray, ...]:
     cols = _band(ctx, centre_x)
-    occ = ctx.occ[rows, cols].mean(axis=1)
+    band_occ, band_unknown, band_edge, _ = _bands(ctx)
+    c = int(np.clip(round(centre_x), 0, ctx.occ.shape[1] - 1))
+    occ = band_occ[rows, c]
     lab = ctx.lab[rows, cols]
-    unknown = ctx.unknown[rows, cols].any(axis=1)
+    unknown = band_unknown[rows, c]
     if unknown.any():
         occ, lab, unknown = _beside_dice(ctx, centre_x, rows, occ, lab, unknown)
-    lum = ctx.lum[rows, cols]
-    edge = np.abs(np.diff(lum, axis=0, prepend=lum[:1])).mean(axis=1)
+    edge = band_edge[rows, c]
     if reverse:
         return occ[::-1], lab[::-1], unknown[::-1], edge[::-1]
     return occ, lab, unknown, edge
@@ -331,42 +362,45 @@ def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: 
     shows beside it.  Where the columns beside the die (not under it) hold a checker, take
     their occupancy and colour for the axis; elsewhere the rows stay unknown."""
     w = ctx.occ.shape[1]
-    n = occ.shape[0]
+    idx = np.flatnonzero(unknown)  # only the hidden rows are looked at
+    abs_rows = idx + (rows.start or 0)
     side_occ, side_free, side_lab = [], [], []
     for sign in (-1, 1):
         # The outermost columns of the checker that the die's mask leaves free, row by row.
-        best_occ = np.zeros(n, np.float32)
-        best_lab = np.zeros((n, 3), np.float32)
-        free = np.zeros(n, bool)
+        best_occ = np.zeros(idx.size, np.float32)
+        best_lab = np.zeros((idx.size, 3), np.float32)
+        free = np.zeros(idx.size, bool)
         for frac in ctx.config.beside_die_offsets:
             c = int(np.clip(round(centre_x + sign * frac * ctx.d), 1, w - 2))
-            ok = ~ctx.unknown[rows, c - 1 : c + 2].any(axis=1) & ~free
-            ok &= _clear_of_dice(ctx, float(c), rows, n)
-            best_occ[ok] = ctx.occ[rows, c - 1 : c + 2].mean(axis=1)[ok]
-            best_lab[ok] = np.median(ctx.lab[rows, c - 1 : c + 2], axis=1)[ok]
+            ok = ~ctx.unknown[abs_rows, c - 1 : c + 2].any(axis=1) & ~free
+            ok &= _clear_of_dice(ctx, float(c), abs_rows)
+            if not ok.any():
+                continue
+            best_occ[ok] = ctx.occ[abs_rows[ok], c - 1 : c + 2].mean(axis=1)
+            best_lab[ok] = np.sort(ctx.lab[abs_rows[ok], c - 1 : c + 2], axis=1)[:, 1]
             free |= ok
         side_occ.append(best_occ)
         side_free.append(free)
         side_lab.append(best_lab)
     # Both sides must be seen: a die off the axis covers one, and its own body shows on the other.
     both = np.minimum(side_occ[0], side_occ[1])
-    under = unknown & side_free[0] & side_free[1] & (both > ctx.config.occupancy_threshold)
+    under = side_free[0] & side_free[1] & (both > ctx.config.occupancy_threshold)
     if not under.any():
         return occ, lab, unknown
+    rows_under = idx[under]
     occ = occ.copy()
-    occ[under] = np.minimum(both[under], 1.0)
+    occ[rows_under] = np.minimum(both[under], 1.0)
     lab = lab.copy()
-    lab[under] = (0.5 * (side_lab[0][under] + side_lab[1][under]))[:, None, :]
-    return occ, lab, unknown & ~under
+    lab[rows_under] = (0.5 * (side_lab[0][under] + side_lab[1][under]))[:, None, :]
+    unknown = unknown.copy()
+    unknown[rows_under] = False
+    return occ, lab, unknown
 
 
-def _clear_of_dice(ctx: _Ctx, x: float, rows: slice, n: int) -> np.ndarray:
-    """Per row of ``rows``: whether column ``x`` lies beyond every die's body (a die is larger
-    than the mask its pips give, and leans or casts a shadow)."""
-    clear = np.ones(n, bool)
-    if not ctx.dice_xy:
-        return clear
-    ys = np.arange(rows.start or 0, (rows.start or 0) + n, dtype=np.float64)
+def _clear_of_dice(ctx: _Ctx, x: float, ys: np.ndarray) -> np.ndarray:
+    """Per canonical row in ``ys``: whether column ``x`` lies beyond every die's body (a die is
+    larger than the mask its pips give, and leans or casts a shadow)."""
+    clear = np.ones(ys.size, bool)
     reach = ctx.config.die_reach * ctx.d
     for dx, dy in ctx.dice_xy:
         clear &= np.hypot(x - dx, ys - dy) > reach
@@ -400,7 +434,8 @@ def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.
     off = 0.4 * ctx.d
     a = int(np.clip(round(centre_x - off), 1, w - 2))
     b = int(np.clip(round(centre_x + off), 1, w - 2))
-    side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
+    occ3 = _bands(ctx)[3]
+    side = np.minimum(occ3[rows, a], occ3[rows, b])
     return side[::-1] if reverse else side
 
 
@@ -595,7 +630,7 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
         patch = rows.reshape(-1, 3)
         if patch.size == 0:
             continue
-        colour = np.median(patch, axis=0)
+        colour = _median_rows(patch)
         if covered > ctx.config.hidden_slot:
             hidden.append(_classify(ctx, colour))
             if not vote:
@@ -670,8 +705,8 @@ def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, en
             known = ~unknown[lo:hi]
             if known.sum() < 0.5 * win:
                 continue
-            colour = np.median(lab[lo:hi][known].reshape(-1, 3), axis=0)
-            board = np.median(bg[lo:hi][known].reshape(-1, 3), axis=0)
+            colour = _median_rows(lab[lo:hi][known].reshape(-1, 3))
+            board = _median_rows(bg[lo:hi][known].reshape(-1, 3))
             if float(np.linalg.norm(board - centre)) < ctx.config.slot_board_separation:
                 looks_checker = True  # the board here is the checker's colour: cannot tell
                 break
@@ -703,8 +738,8 @@ def _drop_mixed_top(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end:
         if known.sum() == 0:
             stats.append(None)
             continue
-        colour = np.median(lab[lo:hi][known].reshape(-1, 3), axis=0)
-        board = np.median(bg[lo:hi][known].reshape(-1, 3), axis=0)
+        colour = _median_rows(lab[lo:hi][known].reshape(-1, 3))
+        board = _median_rows(bg[lo:hi][known].reshape(-1, 3))
         dl = float(np.linalg.norm(colour - ctx.light))
         dd = float(np.linalg.norm(colour - ctx.dark))
         stats.append((0 if dl <= dd else 1, min(dl, dd), float(np.linalg.norm(colour - board))))
@@ -918,7 +953,7 @@ def slot_samples(calib: Calibration, canon: np.ndarray, config: VisionConfig) ->
                 b = start + (k + 1) * s if k < n - 1 else end
                 lo, hi = int(a + 0.25 * (b - a)), int(b - 0.25 * (b - a))
                 if hi > lo:
-                    out.append(np.median(lab[lo:hi].reshape(-1, 3), axis=0))
+                    out.append(_median_rows(lab[lo:hi].reshape(-1, 3)))
     return out
 
 
