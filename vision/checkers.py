@@ -74,10 +74,8 @@ def _illumination_field(canon: np.ndarray, background: np.ndarray) -> np.ndarray
         weights[:] = 1
     coeffs = np.zeros((4, 3), np.float32)
     for _ in range(3):
-        for c in range(3):
-            w = weights
-            sol, *_ = np.linalg.lstsq(design * w[:, None], ratio[:, c] * w, rcond=None)
-            coeffs[:, c] = sol
+        w = weights
+        coeffs, *_ = np.linalg.lstsq(design * w[:, None], ratio * w[:, None], rcond=None)  # all channels at once
         fit = design @ coeffs
         resid = np.abs(ratio - fit).max(axis=1) / np.maximum(fit.mean(axis=1), 0.1)
         new = ((resid < 0.1) & (chroma_dev < 0.2)).astype(np.float32)
@@ -118,6 +116,11 @@ def _hmedian(grid: np.ndarray, width: int) -> np.ndarray:
     return np.median(windows, axis=2).astype(np.float32)
 
 
+def _clamp(x: float, lo: float, hi: float) -> float:
+    """``x`` limited to [lo, hi] (a scalar ``np.clip`` costs microseconds in the per-point loops)."""
+    return lo if x < lo else hi if x > hi else x
+
+
 def _median_rows(patch: np.ndarray) -> np.ndarray:
     """Per-channel median of an (n, 3) array (the upper middle for even n), by partition:
     several times cheaper than ``np.median`` for the small patches read per checker slot."""
@@ -137,6 +140,10 @@ class BackgroundModel:
     texture_hi: np.ndarray  # local maximum of the board's texture (tolerates a pixel of shift)
     texture_lo: np.ndarray  # local minimum
     tolerance: np.ndarray  # lightness change tolerated per pixel (shadows, glare)
+    ls: np.ndarray | None = None  # L* + 16 (what a lighting change scales)
+    ca: np.ndarray | None = None  # a* (chroma, centred)
+    cb: np.ndarray | None = None  # b*
+    far: dict[tuple[float, ...], np.ndarray] = field(default_factory=dict)  # board unlike a checker colour
 
 
 _BG_CACHE: dict[int, tuple[np.ndarray, BackgroundModel]] = {}
@@ -152,7 +159,10 @@ def background_model(background: np.ndarray, config: VisionConfig, size: tuple[i
     texture = cv2.GaussianBlur(np.abs(cv2.Laplacian(gb, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
     kernel = np.ones((5, 5), np.uint8)
     tolerance = np.maximum(config.lightness_tolerance * (bg_lab[..., 0] + 20), config.lightness_floor).astype(np.float32)
-    model = BackgroundModel(bg_lab, cv2.dilate(texture, kernel), cv2.erode(texture, kernel), tolerance)
+    model = BackgroundModel(bg_lab, cv2.dilate(texture, kernel), cv2.erode(texture, kernel), tolerance,
+                            np.ascontiguousarray(bg_lab[..., 0] * (100 / 255) + 16, np.float32),
+                            np.ascontiguousarray(bg_lab[..., 1] - 128, np.float32),
+                            np.ascontiguousarray(bg_lab[..., 2] - 128, np.float32))
     if len(_BG_CACHE) > 8:
         _BG_CACHE.clear()
     _BG_CACHE[key] = (background, model)
@@ -173,19 +183,22 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     full_size = (lab.shape[1], lab.shape[0])
     lab = cv2.resize(lab, (full_size[0] // 2, full_size[1] // 2), interpolation=cv2.INTER_AREA)
     bg = background_model(background, config, (lab.shape[1], lab.shape[0]))
-    diff = lab - bg.lab
+    assert bg.ls is not None and bg.ca is not None and bg.cb is not None
+    lum, ch_a, ch_b = cv2.split(lab)
+    ch_a -= 128
+    ch_b -= 128
+    ls_now = lum * np.float32(100 / 255) + np.float32(16)
     # Lightness changes within a tolerance are lighting (shadow, glare), not checkers.
-    dl = np.maximum(np.abs(diff[..., 0]) - bg.tolerance, 0)
+    dl = np.maximum(np.abs(lum - bg.lab[..., 0]) - bg.tolerance, 0)
     # A shadow or a brighter lamp scales the board's chroma with its lightness (Lab's a*, b* and
     # L*+16 all scale by the cube root of the light's change): compare chroma with the board's
     # chroma so scaled, within the range of plausible lighting changes.
-    gain = np.clip((lab[..., 0] * (100 / 255) + 16) / (bg.lab[..., 0] * (100 / 255) + 16),
-                   config.shadow_gain_min, config.shadow_gain_max)
-    shade_a = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * gain
-    shade_b = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * gain
+    gain = np.clip(ls_now / bg.ls, config.shadow_gain_min, config.shadow_gain_max)
+    shade_a = ch_a - bg.ca * gain
+    shade_b = ch_b - bg.cb * gain
     dist = np.sqrt(0.6 * dl * dl + shade_a * shade_a + shade_b * shade_b)
     # Structure: checkers add rims where the board is flat (black on black) and hide its grain.
-    gl = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.7)
+    gl = cv2.GaussianBlur(lum, (0, 0), 0.7)
     tex_now = cv2.GaussianBlur(np.abs(cv2.Laplacian(gl, cv2.CV_32F, ksize=3)), (0, 0), 1.0)
     # Only texture outside the board's own local range counts (edges shift by a pixel).
     tex = np.maximum(tex_now - bg.texture_hi, 0) + np.maximum(bg.texture_lo - tex_now, 0)
@@ -197,12 +210,16 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
         d_ck = None
         big = np.float32(1e6)
         for centre in colours:
-            dc = lab - centre.reshape(1, 1, 3)
-            dk = 0.6 * dc[..., 0] * dc[..., 0] + dc[..., 1] * dc[..., 1] + dc[..., 2] * dc[..., 2]
+            cl, c_a, c_b = (float(v) for v in centre)
+            dk = 0.6 * np.square(lum - cl) + np.square(ch_a - (c_a - 128)) + np.square(ch_b - (c_b - 128))
             # Where the board itself is nearly this checker colour the test cannot tell.
-            db = bg.lab - centre.reshape(1, 1, 3)
-            board_near = 0.6 * db[..., 0] * db[..., 0] + db[..., 1] * db[..., 1] + db[..., 2] * db[..., 2]
-            dk = np.where(board_near < config.colour_separation**2, big, dk)
+            key = (cl, c_a, c_b, float(config.colour_separation))
+            far = bg.far.get(key)
+            if far is None:
+                db = bg.lab - centre.reshape(1, 1, 3)
+                board_near = 0.6 * db[..., 0] * db[..., 0] + db[..., 1] * db[..., 1] + db[..., 2] * db[..., 2]
+                far = bg.far[key] = board_near >= config.colour_separation**2
+            dk = np.where(far, dk, big)
             d_ck = dk if d_ck is None else np.minimum(d_ck, dk)
         assert d_ck is not None
         # Here lightness counts in full: dark brown on walnut differs mostly in lightness.
@@ -210,11 +227,11 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
         # best explains the pixel (a red point in shadow is the colour of a red checker).
         # The gain is the lighting around the pixel, not the pixel's own: a dark checker on a
         # dark point of its hue is no shadow when the board beside it kept its light.
-        local = _local_gain(lab, bg.lab, 0.5 * (checker_px or config.checker_fraction * config.canonical_width), config)
-        lit_l = (bg.lab[..., 0] * (100 / 255) + 16) * local * (255 / 100) - 16 * (255 / 100)
-        dll = lab[..., 0] - lit_l
-        lit_a = lab[..., 1] - 128 - (bg.lab[..., 1] - 128) * local
-        lit_b = lab[..., 2] - 128 - (bg.lab[..., 2] - 128) * local
+        local = _local_gain(ls_now, ch_a, ch_b, bg,
+                            0.5 * (checker_px or config.checker_fraction * config.canonical_width), config)
+        dll = (ls_now - bg.ls * local) * np.float32(255 / 100)
+        lit_a = ch_a - bg.ca * local
+        lit_b = ch_b - bg.cb * local
         dist_full = np.sqrt(0.6 * dll * dll + lit_a * lit_a + lit_b * lit_b)
         # A pixel several times nearer a checker colour than the board's own colour here.
         ratio = np.sqrt(d_ck) / np.maximum(dist_full, 1.0)
@@ -237,15 +254,15 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     return cv2.resize(small, full_size, interpolation=cv2.INTER_LINEAR)
 
 
-def _local_gain(lab: np.ndarray, bg_lab: np.ndarray, d: float, config: VisionConfig) -> np.ndarray:
+def _local_gain(ls_now: np.ndarray, ch_a: np.ndarray, ch_b: np.ndarray, bg: BackgroundModel, d: float,
+                config: VisionConfig) -> np.ndarray:
     """The lighting gain on (L*+16) around every pixel since the empty board: estimated from the
     pixels whose change a lighting change explains (chroma scaled with lightness), smoothed over
     a few checker diameters and with the outliers (checkers of the board's hue) left out."""
-    ls_now = lab[..., 0] * (100 / 255) + 16
-    ls_bg = bg_lab[..., 0] * (100 / 255) + 16
-    g = ls_now / ls_bg
-    ca = lab[..., 1] - 128 - (bg_lab[..., 1] - 128) * g
-    cb = lab[..., 2] - 128 - (bg_lab[..., 2] - 128) * g
+    assert bg.ls is not None and bg.ca is not None and bg.cb is not None
+    g = ls_now / bg.ls
+    ca = ch_a - bg.ca * g
+    cb = ch_b - bg.cb * g
     w = ((ca * ca + cb * cb < config.lighting_chroma**2) & (g > 0.5) & (g < 1.5)).astype(np.float32)
     h, wd = g.shape
     small = (max(8, wd // 4), max(6, h // 4))
@@ -335,6 +352,23 @@ def _bands(ctx: _Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return ctx.band_occ, ctx.band_unknown, ctx.band_edge, ctx.occ3
 
 
+def _refresh_bands(ctx: _Ctx, x0: int, x1: int) -> None:
+    """After ``ctx.occ`` changed in columns x0..x1 only: redo the occupancy bands there."""
+    assert ctx.band_occ is not None and ctx.occ3 is not None
+    half = max(2, int(round(0.18 * ctx.d)))
+    w = ctx.occ.shape[1]
+    a, b = max(0, x0 - 2 * half - 2), min(w, x1 + 2 * half + 2)
+    strip = ctx.occ[:, a:b].astype(np.float32, copy=False)
+    band = cv2.blur(strip, (2 * half + 1, 1), borderType=cv2.BORDER_REPLICATE)
+    occ3 = cv2.blur(strip, (3, 1), borderType=cv2.BORDER_REPLICATE)
+    lo, hi = max(a, x0 - half - 1) - a, min(b, x1 + half + 1) - a  # columns whose windows lie inside the strip
+    band_occ = ctx.band_occ.copy()
+    band_occ[:, a + lo : a + hi] = band[:, lo:hi]
+    occ3_all = ctx.occ3.copy()
+    occ3_all[:, a + lo : a + hi] = occ3[:, lo:hi]
+    ctx.band_occ, ctx.occ3, ctx.bands_of = band_occ, occ3_all, ctx.occ
+
+
 def _band(ctx: _Ctx, centre_x: float) -> slice:
     half = max(2, int(round(0.18 * ctx.d)))
     c = int(round(centre_x))
@@ -344,7 +378,7 @@ def _band(ctx: _Ctx, centre_x: float) -> slice:
 def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[np.ndarray, ...]:
     cols = _band(ctx, centre_x)
     band_occ, band_unknown, band_edge, _ = _bands(ctx)
-    c = int(np.clip(round(centre_x), 0, ctx.occ.shape[1] - 1))
+    c = int(_clamp(round(centre_x), 0, ctx.occ.shape[1] - 1))
     occ = band_occ[rows, c]
     lab = ctx.lab[rows, cols]
     unknown = band_unknown[rows, c]
@@ -371,7 +405,7 @@ def _beside_dice(ctx: _Ctx, centre_x: float, rows: slice, occ: np.ndarray, lab: 
         best_lab = np.zeros((idx.size, 3), np.float32)
         free = np.zeros(idx.size, bool)
         for frac in ctx.config.beside_die_offsets:
-            c = int(np.clip(round(centre_x + sign * frac * ctx.d), 1, w - 2))
+            c = int(_clamp(round(centre_x + sign * frac * ctx.d), 1, w - 2))
             ok = ~ctx.unknown[abs_rows, c - 1 : c + 2].any(axis=1) & ~free
             ok &= _clear_of_dice(ctx, float(c), abs_rows)
             if not ok.any():
@@ -432,8 +466,8 @@ def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.
     stand apart (the board shows between two circles there), not in a tight overlapping stack."""
     w = ctx.occ.shape[1]
     off = 0.4 * ctx.d
-    a = int(np.clip(round(centre_x - off), 1, w - 2))
-    b = int(np.clip(round(centre_x + off), 1, w - 2))
+    a = int(_clamp(round(centre_x - off), 1, w - 2))
+    b = int(_clamp(round(centre_x + off), 1, w - 2))
     occ3 = _bands(ctx)[3]
     side = np.minimum(occ3[rows, a], occ3[rows, b])
     return side[::-1] if reverse else side
@@ -443,8 +477,8 @@ def _breadth(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int,
     """Share of a run's rows occupied a quarter diameter either side of the axis: near 1 for
     checkers, low for a thin streak (a point's edge seen a pixel off, a seam)."""
     w = ctx.occ.shape[1]
-    a = int(np.clip(round(centre_x - 0.25 * ctx.d), 1, w - 2))
-    b = int(np.clip(round(centre_x + 0.25 * ctx.d), 1, w - 2))
+    a = int(_clamp(round(centre_x - 0.25 * ctx.d), 1, w - 2))
+    b = int(_clamp(round(centre_x + 0.25 * ctx.d), 1, w - 2))
     side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
     if reverse:
         side = side[::-1]
@@ -549,7 +583,7 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
             a, b, c = scores[i - 1], scores[i], scores[i + 1]
             den = a - 2 * b + c
             shift = 0.5 * (a - c) / den if abs(den) > 1e-9 else 0.0
-            s_fund = float(lags[i] + np.clip(shift, -0.5, 0.5) * 0.5)
+            s_fund = float(lags[i] + _clamp(shift, -0.5, 0.5) * 0.5)
             break
     if s_fund is None:
         s_fund = float(lags[int(np.argmax(scores))])
@@ -576,8 +610,8 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
         n_est = t_last / s_fund + 1
     else:
         n_est = (length - d) / s_fund + 1
-    n = int(np.clip(round(n_est), 2, config.max_stack))
-    conf = float(np.clip(1 - 2 * abs(n_est - n), 0, 1) * min(1.0, best / 0.5))
+    n = int(_clamp(round(n_est), 2, config.max_stack))
+    conf = float(_clamp(1 - 2 * abs(n_est - n), 0, 1) * min(1.0, best / 0.5))
     return n, conf
 
 
@@ -586,10 +620,10 @@ def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray,
     length = end - start
     ratio = length / ctx.d
     if ratio < 0.55:
-        return 0, float(np.clip(1 - 2 * abs(ratio - 0.3) / 0.5, 0.3, 1))
+        return 0, float(_clamp(1 - 2 * abs(ratio - 0.3) / 0.5, 0.3, 1))
     if ratio <= 4.45:
         n = int(round(ratio))
-        return max(n, 1), float(np.clip(1 - 2 * abs(ratio - round(ratio)), 0, 1))
+        return max(n, 1), float(_clamp(1 - 2 * abs(ratio - round(ratio)), 0, 1))
     if side is not None:
         separate = _count_separate(side, start, end, ctx.d, ctx.config.occupancy_threshold)
         if separate is not None:
@@ -831,7 +865,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         dark += colours.count(1)
         confs.append(conf)
         out_runs.append((float(start), float(end), colours))
-    empty_conf = float(np.clip(1 - occ.max() / max(ctx.config.occupancy_threshold, 1e-6), 0, 1)) if not runs else 1.0
+    empty_conf = float(_clamp(1 - occ.max() / max(ctx.config.occupancy_threshold, 1e-6), 0, 1)) if not runs else 1.0
     confidence = float(min(confs)) if confs else max(empty_conf, 0.5)
     return PointReading(light, dark, confidence, out_runs)
 
@@ -853,6 +887,21 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     limit = config.bar_colour_limit if calib.colours.learnt else None
     bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
     return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
+
+
+_STRIPS: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _strip(background: np.ndarray, x0: int, x1: int) -> np.ndarray:
+    """Columns x0..x1 of the empty board as one lasting array (so what is derived from it is
+    computed once, not per frame)."""
+    key = (id(background), x0, x1)
+    hit = _STRIPS.get(key)
+    if hit is None or hit[0] is not background:
+        if len(_STRIPS) > 8:
+            _STRIPS.clear()
+        hit = _STRIPS[key] = (background, np.ascontiguousarray(background[:, x0:x1]))
+    return hit[1]
 
 
 _BG_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -897,10 +946,12 @@ def read_checkers(
         # checkers, and shadows make it more so): there, only change from the empty bar counts.
         x0 = max(0, int(geo.bar_u[0] * w - 0.2 * ctx.d)) & ~1
         x1 = min(w, int(geo.bar_u[1] * w + 0.2 * ctx.d) + 2) & ~1
-        bar_occ = occupancy_map(canon[:, x0:x1], calib.background[:, x0:x1], config, lab=ctx.lab[:, x0:x1],
+        bar_occ = occupancy_map(canon[:, x0:x1], _strip(calib.background, x0, x1), config, lab=ctx.lab[:, x0:x1],
                                 checker_px=ctx.d)
+        _bands(ctx)  # the points' bands, kept: only the bar's columns change
         ctx.occ = ctx.occ.copy()
         ctx.occ[:, x0:x1] = cv2.resize(bar_occ, (x1 - x0, h))
+        _refresh_bands(ctx, x0, x1)
     bar = _read_strip(ctx, bar_cx, slice(0, h), False, from_base=False)
     light = dark = 0
     for _start, _end, colours in bar.runs:
