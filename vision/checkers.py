@@ -382,9 +382,12 @@ def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[n
     occ = band_occ[rows, c]
     lab = ctx.lab[rows, cols]
     unknown = band_unknown[rows, c]
-    if unknown.any():
-        occ, lab, unknown = _beside_dice(ctx, centre_x, rows, occ, lab, unknown)
     edge = band_edge[rows, c]
+    if unknown.any():
+        occ, lab, unknown_left = _beside_dice(ctx, centre_x, rows, occ, lab, unknown)
+        # The rims under a die are hidden and the die's own edges are no rims: not known there.
+        edge = np.where(unknown, np.nan, edge).astype(np.float32)
+        unknown = unknown_left
     if reverse:
         return occ[::-1], lab[::-1], unknown[::-1], edge[::-1]
     return occ, lab, unknown, edge
@@ -534,11 +537,16 @@ def _runs(occ: np.ndarray, unknown: np.ndarray, threshold: float, max_gap: int,
 
 
 def _autocorr_curve(sig: np.ndarray) -> np.ndarray:
-    """Autocorrelation of ``sig`` at every integer lag, each lag normalised by its overlap."""
-    x = sig - sig.mean()
+    """Autocorrelation of ``sig`` at every integer lag, each lag normalised by its overlap.
+    NaN samples (rows under a die) are left out of every lag's sum and overlap."""
+    valid = ~np.isnan(sig)
+    if not valid.any():
+        return np.zeros(sig.size)
+    x = np.where(valid, sig - float(sig[valid].mean()), 0.0)
     full = np.correlate(x, x, mode="full")[x.size - 1 :]
-    overlap = np.arange(x.size, 0, -1, dtype=np.float64)
-    return (full / overlap) / max(float(full[0] / x.size), 1e-9)
+    v = valid.astype(np.float64)
+    overlap = np.maximum(np.correlate(v, v, mode="full")[x.size - 1 :], 1.0)
+    return (full / overlap) / max(float(full[0] / overlap[0]), 1e-9)
 
 
 def _autocorr(curve: np.ndarray, lag: float) -> float:
@@ -562,9 +570,10 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
     sig = edge[start : max(start + 4, int(end - 0.5 * d))].astype(np.float64)
     # The step from the board to the first checker (and glare) is far stronger than the rims
     # between stacked checkers; clipped, one strong step cannot drown their periodicity.
-    if sig.size >= 8:
-        sig = np.minimum(sig, min(float(np.percentile(sig, config.comb_clip_percentile)),
-                                  config.comb_clip_median * float(np.median(sig)) + 1.0))
+    seen = sig[~np.isnan(sig)]
+    if seen.size >= 8:
+        sig = np.minimum(sig, min(float(np.percentile(seen, config.comb_clip_percentile)),
+                                  config.comb_clip_median * float(np.median(seen)) + 1.0))
     fallback = max(1, int(round(length / d)))
     if sig.size < 8:
         return fallback, 0.0
@@ -598,14 +607,14 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
                 s_fund = float(cand[int(np.argmax(vals))]) / k
     # The top checker's back rim lies about one diameter before the run's end; find the real
     # rim there (the run's end is blurred by shadows), and count spacings up to it.
-    full = edge.astype(np.float64)
+    full = np.nan_to_num(edge.astype(np.float64))
     # The run's end is blurred by the top checker's shadow: its front rim is the last strong step.
     a, b = int(max(start, end - 0.3 * d)), int(min(full.size, end + 1))
     if b > a:
         end = a + int(np.argmax(full[a:b])) + 1
     lo = int(max(start, end - d - 0.5 * s_fund))
     hi = int(min(full.size - 1, end - d + 0.5 * s_fund))
-    if hi > lo:
+    if hi > lo and np.isnan(edge[lo : hi + 1]).mean() < 0.3:  # (not where a die hides that rim)
         t_last = lo + int(np.argmax(full[lo : hi + 1])) - start
         n_est = t_last / s_fund + 1
     else:
@@ -844,7 +853,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     for start, end in runs:
         if not from_base and end - start < ctx.config.bar_min_run * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
-        if float(edge[start:end].max(initial=0.0)) < ctx.config.rim_min:
+        if float(np.nan_to_num(edge[start:end]).max(initial=0.0)) < ctx.config.rim_min:
             continue  # no sharp rim anywhere: soft glare or a shadow, not a checker's round edge
         if unknown[start:end].any():
             seen = int(((occ[start:end] > ctx.config.occupancy_threshold) & ~unknown[start:end]).sum())
