@@ -722,7 +722,7 @@ def _band_rows(ctx: _Ctx, image: np.ndarray, centre_x: float, rows: slice, rever
 
 
 def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end: int, colours: list[int],
-                      unknown: np.ndarray) -> tuple[list[int], int]:
+                      unknown: np.ndarray, under: np.ndarray | None = None) -> tuple[list[int], int]:
     """Drop slots from the top of a stack that look like the empty board there rather than like
     their checker: the top checker's shadow or a glare streak lengthens a run, but a checker's
     face keeps its own colour.  Only where the board there is unlike that checker colour (a
@@ -739,13 +739,15 @@ def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, en
         centre = centres[colours[k]]
         if b > a and unknown[a:b].mean() > ctx.config.hidden_slot:
             break  # a die hides most of the slot: its colour says nothing
+        if under is not None and b > a and under[a:b].mean() > ctx.config.under_slot:
+            break  # a die lies on it, and the checker shows beside the die
         looks_checker = False
         tested = False
         # Any window of the slot that looks like the checker keeps it (the slot's extent is only
         # approximate: a shadow past the stack lengthens the run).
         for lo in range(a, max(a + 1, b - win + 1), 2):
             hi = lo + win
-            known = ~unknown[lo:hi]
+            known = ~unknown[lo:hi] if under is None else ~(unknown[lo:hi] | under[lo:hi])
             if known.sum() < 0.5 * win:
                 continue
             colour = _median_rows(lab[lo:hi][known].reshape(-1, 3))
@@ -848,6 +850,9 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     light = dark = 0
     confs = []
     out_runs = []
+    # Rows a die hides, even where the columns beside it showed a checker beneath: their colour
+    # is the die's, so they neither vote on a stack's colour nor get trimmed as bare board.
+    hidden = unknown | np.isnan(edge)
     if from_base and ctx.dice_xy:
         runs = [(a, _cut_at_dice(ctx, centre_x, rows, reverse, a, b)) for a, b in runs]
     for start, end in runs:
@@ -864,10 +869,10 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
             continue
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
         if bg is not None and n >= 2:
-            n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, unknown)
-        colours = _slot_colours(ctx, lab, start, end, n, unknown, vote=from_base)
+            n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, hidden)
+        colours = _slot_colours(ctx, lab, start, end, n, hidden, vote=from_base)
         if bg is not None and colours:
-            colours, end = _trim_board_slots(ctx, lab, bg, start, end, colours, unknown)
+            colours, end = _trim_board_slots(ctx, lab, bg, start, end, colours, unknown, hidden & ~unknown)
             if not colours:
                 continue
         light += colours.count(0)
