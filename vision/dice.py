@@ -114,6 +114,11 @@ class DiceConfig:
     one_max_size: float = 2.0  # ... and at most this share
     one_min_contrast: float = 0.65  # ... and at least this share of their contrast
     one_min_face: float = 0.85  # ... on a face at least this share as bright
+    # ... or, in shade, this share as bright when its pips keep the same contrast relative to the
+    # face (less light dims face and pips alike: pip contrast / face brightness within
+    # `one_shade_rel` of the reference's; print on a darker label has its own ratio)
+    one_min_face_shaded: float = 0.7
+    one_shade_rel: float = 0.15
     one_polarity: bool = True  # all dice in a frame have the same pip polarity (dark or light pips)
     cocked_ratio: float = 0.78  # top face foreshortened below this share of the typical top face
     min_confidence: float = 0.25
@@ -140,6 +145,10 @@ class DiceConfig:
     cocked_side_pip: float = 0.75  # ... a side face counts if its pips are this big (share of the top's, long axis)
     cocked_side_edge: float = 0.6  # ... or (2+ pips) its pip lattice spans this share of the board's die edge
     cocked_side_only_margin: float = 0.1  # ... and then it must be this much rounder than `cocked_side_alone`
+    # ... and (with a board) a side face's centre lies beyond the top face's edge, at least this many
+    # die edges from the top's centre (its edge is 0.5 away; a leaning die's side face is centred
+    # 0.5-0.8 out): pips closer in are the top face's own rim (cut pips of a flat die's sliver)
+    cocked_side_min_dist: float = 0.52
     # With a board, loose pips of a cocked die's side face (`_side_pips`): at least `side_pip_count`
     # pips of the top's polarity, not on any die's top face, between `side_pip_min_dist` and
     # `side_pip_max_dist` die edges from the top face's centre (its edge is 0.5 away, a flat die's
@@ -204,6 +213,20 @@ class DiceConfig:
     rim_min_occupied: float = 0.3  # ... and this share of it must be unlike the empty board
     rim_occupancy: float = 0.5  # occupancy (0..1, or 0/255 masks) that counts as unlike it
     gap_one_cover: float = 0.35  # a lone pip whose die footprint is this much checker, not on one
+    # One die read where a roll throws two (`roll_validity`, not the opening roll): if the surface
+    # shows another die-sized body that is neither a counted checker nor the read die, that is the
+    # second die with no readable top face -- leaning, its top tilted away from the camera.  A body
+    # = a blob unlike the empty board (occupancy > `rim_occupancy`) outside the checker mask grown
+    # by `second_checker_grow` die edges and outside `second_die_clear` die edges of the read die,
+    # opened by `second_open` die edges (shading seams, rims of misplaced checker circles), of
+    # `second_min_area`..`second_max_area` die-edge squares (a die's top is 1, a leaning die shows
+    # a side face too; a checker is ~4.5) and at most `second_max_extent` die edges long.
+    second_checker_grow: float = 0.15
+    second_die_clear: float = 1.0
+    second_open: float = 0.3
+    second_min_area: float = 0.35
+    second_max_area: float = 2.0
+    second_max_extent: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -920,24 +943,27 @@ def assign_top_faces(faces: list[Face], cfg: DiceConfig,
     return [(d[0], d[1:]) for d in dice if d[0].axes[0] >= cfg.min_top_ratio]
 
 
-def _plausible_ones(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig) -> list[tuple[Face, list[Face]]]:
+def _plausible_ones(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig,
+                    shade: bool = False) -> list[tuple[Face, list[Face]]]:
     """Drop ones and twos (the faces with least layout evidence) unlike the frame's other top faces
     (one set of dice per frame): much smaller or larger pips, fainter pips, or a darker face are
     side-face remnants, print on labels or keyboard symbols.  The reference is the other top faces
-    when there are two or more, or a single other face with four or more pips."""
+    when there are two or more, or a single other face with four or more pips.  `shade` (with a
+    board, whose die size already rules out print of other sizes): a darker face whose pips keep
+    the reference's contrast relative to it is a die in shade (`one_min_face_shaded`)."""
     out = []
     for k, (t, sides) in enumerate(dice):
         if t.value <= 2:
             others = [o for i, (o, _) in enumerate(dice) if i != k and o.dark == t.dark]
             strong = [o for o in others if o.value >= 4]
             ref_faces = others if len(others) >= 2 else strong
-            if ref_faces and not _like(t, ref_faces, cfg):
+            if ref_faces and not _like(t, ref_faces, cfg, shade):
                 continue
         out.append((t, sides))
     return out
 
 
-def _like(t: Face, ref_faces: list[Face], cfg: DiceConfig) -> bool:
+def _like(t: Face, ref_faces: list[Face], cfg: DiceConfig, shade: bool = False) -> bool:
     best = max(f.axes[0] for f in ref_faces)
     ref = [f for f in ref_faces if f.axes[0] >= best - cfg.top_ratio_margin]
     r_ref = float(np.median([f.extra["r"] for f in ref]))
@@ -947,7 +973,12 @@ def _like(t: Face, ref_faces: list[Face], cfg: DiceConfig) -> bool:
         return False
     if t.extra["contrast"] < cfg.one_min_contrast * c_ref:
         return False
-    return not (t.dark and t.brightness < cfg.one_min_face * f_ref)
+    if not t.dark or t.brightness >= cfg.one_min_face * f_ref:
+        return True
+    if not shade:
+        return False
+    rel, rel_ref = t.extra["contrast"] / max(t.brightness, 1.0), c_ref / max(f_ref, 1.0)
+    return t.brightness >= cfg.one_min_face_shaded * f_ref and abs(math.log(rel / max(rel_ref, 1e-6))) <= cfg.one_shade_rel
 
 
 def _one_polarity(dice: list[tuple[Face, list[Face]]]) -> list[tuple[Face, list[Face]]]:
@@ -1030,6 +1061,8 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
             diff /= cfg.cocked_free_factor
         # a side face of a cocked die is large: its pips are about as big as the top face's (the
         # sliver of a side face a flat die shows has small, cut pips)
+        if board is not None:
+            sides = [s for s in sides if _beyond_edge(s, t, board, scale, offset, cfg)]
         side = max((s.axes[0] for s in sides if _major_r(s) >= cfg.cocked_side_pip * t.extra["r"]),
                    default=0.0) if board is not None else 0.0
         noise = max(1.0, cfg.cocked_pip_r / max(t.extra["r"], 1e-6)) ** 2 if board is not None else 1.0
@@ -1057,6 +1090,17 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
     if with_scores:
         return out, scores  # type: ignore[return-value]
     return out
+
+
+def _beyond_edge(s: Face, t: Face, board: Any, scale: float, offset: tuple[float, float],
+                 cfg: DiceConfig) -> bool:
+    """Side face `s` lies beyond the edge of top face `t` (`cocked_side_min_dist` board die edges)."""
+    try:
+        xy = (t.centre[0] / scale + offset[0], t.centre[1] / scale + offset[1])
+        edge = float(board.die_size_px(xy)) * scale
+    except Exception:  # noqa: BLE001
+        return True
+    return math.hypot(s.centre[0] - t.centre[0], s.centre[1] - t.centre[1]) >= cfg.cocked_side_min_dist * edge
 
 
 def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, Pip], board: Any,
@@ -1184,7 +1228,7 @@ def read_dice_timed(
     dice = assign_top_faces(faces, cfg, tilt)
     if cfg.one_polarity:
         dice = _one_polarity(dice)
-    dice = _plausible_ones(dice, cfg)
+    dice = _plausible_ones(dice, cfg, shade=board is not None)
     cocked, tilts = _cocked(dice, cfg, board, scale, offset, with_scores=True)  # type: ignore[misc]
     if board is not None:
         cocked = [c or _side_pips(t, dice, all_pips, board, scale, offset, cfg)
@@ -1498,8 +1542,13 @@ def roll_validity(
                     return RollValidity("void", "on_checker", None)
     if any(d.cocked for d in dice):
         return RollValidity("void", "cocked", None)
+    cfg = DiceConfig()
+    if len(dice) == 1 and not opening and occupied is not None and checker_mask is not None and board is not None:
+        if callable(occupied):
+            occupied = occupied()
+        if _second_body(dice[0], board, checker_mask, occupied, cfg):
+            return RollValidity("void", "cocked", None)
     if occupied is not None:
-        cfg = DiceConfig()
         for d in dice:
             if d.tilt >= cfg.leaning_tilt:
                 if callable(occupied):
@@ -1596,6 +1645,32 @@ def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -
     x, y, bw, bh, area = st[c]
     touch = x == 0 or y == 0 or x + bw >= m.shape[1] or y + bh >= m.shape[0]
     return bool(touch and area >= cfg.leaning_area * die_px * die_px)
+
+
+def _second_body(d: DieReading, board: Any, checker_mask: np.ndarray, occupied: np.ndarray,
+                 cfg: DiceConfig) -> bool:
+    """Beside the one die read, the surface shows another die-sized body (`second_*`) that is not a
+    counted checker: the roll's second die, whose top face could not be read."""
+    die_px = _die_px(d, board)
+    h, w = occupied.shape[:2]
+    m = (occupied > cfg.rim_occupancy).astype(np.uint8)
+    if checker_mask.shape[:2] == (h, w):
+        g = 2 * int(round(cfg.second_checker_grow * die_px)) + 1
+        ck = cv2.dilate((checker_mask > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g)))
+        m[ck > 0] = 0
+    cv2.circle(m, (int(round(d.centre[0])), int(round(d.centre[1]))), int(round(cfg.second_die_clear * die_px)), 0, -1)
+    k = max(3, int(round(cfg.second_open * die_px)) | 1)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, _, st, cen = cv2.connectedComponentsWithStats(m, connectivity=4)
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in st[i])
+        if area < 0.25 * cfg.second_min_area * die_px * die_px:
+            continue
+        e = _die_px(replace(d, centre=(float(cen[i][0]), float(cen[i][1]))), board)
+        if (cfg.second_min_area * e * e <= area <= cfg.second_max_area * e * e
+                and max(bw, bh) <= cfg.second_max_extent * e):
+            return True
+    return False
 
 
 def _rim_shows(d: DieReading, mask: np.ndarray, occupied: np.ndarray, board: Any = None) -> bool:
