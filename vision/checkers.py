@@ -864,7 +864,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
             seen = int(((occ[start:end] > ctx.config.occupancy_threshold) & ~unknown[start:end]).sum())
             if seen < ctx.config.die_fringe * ctx.d:
                 continue  # all it shows beside a die is the die's own fringe and shadow
-        n, conf = _count_run(ctx, start, end, edge, side)
+        n, conf = _count_run(ctx, start, end - (0 if from_base else int(ctx.config.bar_shadow * ctx.d)), edge, side)
         if n == 0:
             continue
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None

@@ -49,6 +49,7 @@ class VisionConfig:
     colour_separation: float = 8.0  # Lab: board colours this near a checker colour skip that test
     colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
     bar_min_run: float = 0.8  # checker diameters: a shorter occupied stretch on the bar is glare or a shadow
+    bar_shadow: float = 0.2  # checker diameters of a bar run taken for the checkers' shadow on the bar when counting
     bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
     rim_min: float = 2.5  # Lab L per px: a run with no step this sharp has no checker rim (glare, shadow)
     beside_die_offsets: tuple[float, ...] = (0.36, 0.41, 0.46)  # checker diameters off the axis where a checker under a die shows
