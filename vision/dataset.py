@@ -111,6 +111,27 @@ def calibration_for(dataset: Dataset, config: VisionConfig | None = None,
                 raise ValueError("dataset has no frames")
             sample = dataset.image(dataset.frames[0])
         image_size = (sample.shape[1], sample.shape[0])
-    if empty is None and start is None:
-        raise ValueError("dataset has neither an empty nor a start reference frame to calibrate from")
+    if empty is None and (start is None or len(dataset.frames) >= MEDIAN_MIN_FRAMES):
+        # No empty board: checkers and dice move from frame to frame, so the per-pixel median
+        # of frames spread over the recording approximates it (the start position's own
+        # frame shows the empty board only between its stacks).
+        empty = median_frame(dataset, image_size)
     return calibrate(dataset.corners, image_size, empty=empty, start=start, variant=variant, config=config)
+
+
+MEDIAN_MIN_FRAMES = 9  # fewer frames than this leave checkers in their median
+
+
+def median_frame(dataset: Dataset, image_size: tuple[int, int], count: int = 25) -> np.ndarray:
+    """Per-pixel median of up to ``count`` frames spread evenly over the dataset."""
+    if not dataset.frames:
+        raise ValueError("dataset has neither reference frames nor frames to calibrate from")
+    picks = np.unique(np.linspace(0, len(dataset.frames) - 1, min(count, len(dataset.frames))).round().astype(int))
+    stack = []
+    for i in picks:
+        image = dataset.image(dataset.frames[int(i)])
+        if (image.shape[1], image.shape[0]) == image_size:
+            stack.append(image)
+    if not stack:
+        raise ValueError("no frame of the calibration's size to calibrate from")
+    return np.median(np.stack(stack), axis=0).astype(np.uint8)

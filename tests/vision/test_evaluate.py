@@ -95,3 +95,26 @@ def test_wrong_frame_size_is_bad_input(small_dataset: Path) -> None:
         assert "calibration expects" in str(error)
     else:  # pragma: no cover
         raise AssertionError("a frame of the wrong size must be refused")
+
+
+def _without_references(dataset: Path, tmp_path: Path, keep: str | None) -> Path:
+    meta = json.loads((dataset / "dataset.json").read_text())
+    reference = meta.pop("reference")
+    if keep is not None:
+        meta["reference"] = {keep: reference[keep]}
+    out = tmp_path / f"no-refs-{keep}"
+    out.mkdir()
+    (out / "frames").symlink_to(dataset / "frames")
+    (out / "dataset.json").write_text(json.dumps(meta))
+    return out
+
+
+def test_a_dataset_without_an_empty_board_is_still_read(small_dataset: Path, tmp_path: Path) -> None:
+    # INTERFACES.md §3: both reference frames are optional.  Without the empty board the reader
+    # calibrates from the median of the frames (checkers move between frames) and, when given,
+    # learns the checker colours from the start position.
+    with_refs, _ = evaluate(small_dataset, CHECKERS_ONLY)
+    for keep in (None, "start"):
+        summary, _ = evaluate(_without_references(small_dataset, tmp_path, keep), CHECKERS_ONLY)
+        assert summary["point_accuracy"] >= 0.97, keep
+        assert summary["point_accuracy"] >= with_refs["point_accuracy"] - 0.01, keep
