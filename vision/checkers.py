@@ -805,7 +805,7 @@ def _drop_mixed_top(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end:
 def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_base: bool = True) -> PointReading:
     occ, lab, unknown, edge = _profiles(ctx, centre_x, rows, reverse)
     side = _side_profile(ctx, centre_x, rows, reverse)
-    runs = _runs(occ, unknown, ctx.config.occupancy_threshold, max(1, int(0.08 * ctx.d)), int(0.1 * ctx.d))
+    runs = _runs(occ, unknown, ctx.config.occupancy_threshold, max(1, int(0.08 * ctx.d)), int(ctx.config.die_tail_join * ctx.d))
     if from_base:
         # Checkers stack from the board edge; anything detached from the stack (glare, a die,
         # a shadow) is not a checker.

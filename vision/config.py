@@ -63,6 +63,7 @@ class VisionConfig:
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
     die_reach: float = 0.38  # checker diameters from a die's centre that its body and shadow may cover
     die_fringe: float = 0.4  # checker diameters of occupied rows a run around a die must show beyond the die
+    die_tail_join: float = 0.1  # checker diameters a stack must show past a die it runs under (shorter: the die's shadow)
     die_tail_min: float = 0.5  # checker diameters: a stack hidden at its base by a die must show this much past it
     slot_board_separation: float = 60.0  # Lab: a top slot is tested against the board only where they differ this much
     mixed_board_tolerance: float = 25.0  # Lab: in a two-coloured stack, a top slot this near the empty board is board
