@@ -815,7 +815,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         for start, end in runs:
             if not kept and start > reach and end - start < ctx.config.speck_max * d:
                 continue  # a speck off the edge before any stack: noise
-            if (not kept and reach < start <= ctx.config.base_reach * d and end - start >= 0.9 * d
+            if (not kept and reach < start <= ctx.config.base_reach * d and end - start >= ctx.config.base_min_run * d
                     and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
                     and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth):
                 # A stack whose first checker is the colour of the point under it shows nothing

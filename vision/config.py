@@ -57,6 +57,7 @@ class VisionConfig:
     hidden_slot: float = 0.6  # share of a checker slot under a die beyond which its colour does not vote
     max_stack: int = 15
     base_reach: float = 1.1  # checker diameters: a long run starting this near the board edge starts at it
+    base_min_run: float = 0.5  # ...if at least this many checker diameters long...
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
