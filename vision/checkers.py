@@ -459,7 +459,7 @@ def _cut_at_dice(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: 
             continue
         t = (r1 - 1 - dy) if reverse else (dy - r0)
         along = float(np.sqrt(max(reach * reach - (off - band) ** 2, 0.0)))
-        if t - along - 0.15 * ctx.d <= end <= t + along + 0.15 * ctx.d:
+        if t - along - 0.15 * ctx.d <= end <= t + along + ctx.config.die_shadow * ctx.d:
             end = max(start, int(round(t - along)))
     return end
 

@@ -63,6 +63,7 @@ class VisionConfig:
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
     die_reach: float = 0.38  # checker diameters from a die's centre that its body and shadow may cover
+    die_shadow: float = 0.3  # checker diameters past a die's body that its shadow may lengthen a run
     die_fringe: float = 0.4  # checker diameters of occupied rows a run around a die must show beyond the die
     die_tail_join: float = 0.1  # checker diameters a stack must show past a die it runs under (shorter: the die's shadow)
     die_tail_min: float = 0.5  # checker diameters: a stack hidden at its base by a die must show this much past it
