@@ -310,6 +310,13 @@ _LAYOUTS: dict[int, np.ndarray] = {
 }
 
 
+def _median(v: np.ndarray) -> float:
+    """`np.median` of a short 1-D float array (the same value, without its overhead)."""
+    v = np.sort(v)
+    n = len(v)
+    return float(v[n // 2]) if n % 2 else float((v[n // 2 - 1] + v[n // 2]) / 2.0)
+
+
 def _pair_dists(p: np.ndarray) -> np.ndarray:
     d = np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1))
     iu = np.triu_indices(len(p), 1)
@@ -331,57 +338,138 @@ def _hat_kernel(shape: tuple[int, int], cfg: DiceConfig) -> int:
     return max(cfg.hat_kernel_min, k) | 1
 
 
-def _blobs(
-    gray: np.ndarray, hat: np.ndarray, background: np.ndarray, dark: bool, cfg: DiceConfig,
-    roi: np.ndarray | None, level: float = 1.0, too_big: list[bool] | None = None,
-) -> list[Pip]:
-    """Pip candidates among the blobs where `hat` (black- or white-hat) is strong (thresholds
-    multiplied by `level`: a higher level separates a pip from a dark gap next to its die)."""
-    h, w = gray.shape
-    bg = background.astype(np.float32)
-    hat_f = hat.astype(np.float32)
-    if dark:
-        rel = cfg.rel_contrast * level * bg
-    else:
-        rel = cfg.rel_contrast * level * (255.0 - bg) * 0.5
-    mask = (hat_f >= cfg.min_contrast * level) & (hat_f >= rel)
+_RING12 = np.stack([np.cos(np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)),
+                    np.sin(np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False))], axis=1)
+
+
+def _hat_pixels(hat: np.ndarray, background: np.ndarray, roi: np.ndarray | None,
+                cfg: DiceConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels (flat indices, in raster order) that may pass `_level_labels`'s thresholds at any of
+    `hat_levels` (a superset: the hat a grey level below the lowest threshold, inside `roi`), with
+    their hat and background values as float32 (the thresholds are then tested on these alone)."""
+    lo = math.floor(cfg.min_contrast * min((1.0, *cfg.hat_levels))) - 1
+    sup = hat >= lo
     if roi is not None:
-        mask &= roi
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+        sup &= roi
+    idx = np.flatnonzero(sup)
+    return idx, hat.ravel()[idx].astype(np.float32), background.ravel()[idx].astype(np.float32)
+
+
+class _Run(NamedTuple):
+    """The blobs of one threshold level in one image (`_level_labels`)."""
+
+    sub: np.ndarray  # int32 labels of the blobs' bounding box (0 = none)
+    ox: int  # where `sub` lies in the image
+    oy: int
+    ys: np.ndarray  # the pixels of the blobs sized like a pip, in raster order
+    xs: np.ndarray
+    lab: np.ndarray  # ... and their labels
+    area: np.ndarray  # px, by label
+    keep: np.ndarray  # the labels sized like a pip
+
+
+def _level_labels(pre: tuple[np.ndarray, np.ndarray, np.ndarray], shape: tuple[int, ...], dark: bool,
+                  cfg: DiceConfig, level: float, too_big: list[bool] | None) -> _Run | None:
+    """The blobs where the hat (black- or white-hat; `pre` = `_hat_pixels`) is strong, at one
+    threshold `level` (the thresholds multiplied by it: a higher level separates a pip from a dark
+    gap next to its die) that are sized like a pip (None without any); with `too_big` (at the
+    base level), whether some blob is too big for a pip is appended to it."""
+    h, w = shape[:2]
+    idx_all, hat_v, bg_v = pre
+    if dark:
+        rel = cfg.rel_contrast * level * bg_v
+    else:
+        rel = cfg.rel_contrast * level * (255.0 - bg_v) * 0.5
+    on = idx_all[(hat_v >= cfg.min_contrast * level) & (hat_v >= rel)]
+    if len(on) == 0:
+        if too_big is not None:
+            too_big.append(False)
+        return None
+    on_y, on_x = np.divmod(on, w)
+    # label only the blobs' bounding box (origin on even pixels: the labelling's 2x2 blocks, and so
+    # its label order, are the whole image's)
+    bx0, by0 = int(on_x.min()) & ~1, int(on_y.min()) & ~1
+    bx1, by1 = int(on_x.max()) + 1, int(on_y.max()) + 1
+    crop = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+    crop[on_y - by0, on_x - bx0] = 1
+    n, sub = cv2.connectedComponents(crop, connectivity=8, ltype=cv2.CV_32S)
     if n <= 1:
-        return []
+        return None
     max_d = cfg.max_pip_px if cfg.max_pip_px > 0 else cfg.max_pip_frac * min(h, w)
+    ox, oy = bx0, by0
     if level > 1.0:
         # Cores found at a higher threshold are grown back into the base threshold's mask, so
-        # their size and shape match pips found at the base level.
-        base = (hat_f >= cfg.min_contrast) & (hat_f >= rel / level)
-        if roi is not None:
-            base &= roi
-        lab_f = labels.astype(np.float32)
+        # their size and shape match pips found at the base level (within `grow_steps` px of them).
+        steps = cfg.grow_steps
+        gx0, gy0 = max(0, bx0 - steps - 1), max(0, by0 - steps - 1)
+        gx1, gy1 = min(w, bx1 + steps + 1), min(h, by1 + steps + 1)
+        base_y, base_x = np.divmod(idx_all[(hat_v >= cfg.min_contrast) & (hat_v >= rel / level)], w)
+        near = (base_y >= gy0) & (base_y < gy1) & (base_x >= gx0) & (base_x < gx1)
+        base = np.zeros((gy1 - gy0, gx1 - gx0), bool)
+        base[base_y[near] - gy0, base_x[near] - gx0] = True
+        lab_f = np.zeros((gy1 - gy0, gx1 - gx0), np.float32)
+        lab_f[by0 - gy0:by0 - gy0 + sub.shape[0], bx0 - gx0:bx0 - gx0 + sub.shape[1]] = sub
         kern3 = np.ones((3, 3), np.uint8)
-        for _ in range(cfg.grow_steps):
+        for _ in range(steps):
             grown = cv2.dilate(lab_f, kern3)
             lab_f = np.where((lab_f == 0) & base, grown, lab_f)
-        labels = lab_f.astype(np.int32)
-        mask = labels > 0
-        area = np.bincount(labels.ravel(), minlength=n).astype(np.float64)
+        sub = lab_f.astype(np.int32)
+        ox, oy = gx0, gy0
+    # the labelled pixels in raster order (of the crop, and so of the image)
+    q = np.flatnonzero(sub)
+    ys_i, xs_i = np.divmod(q, sub.shape[1])
+    lab = sub.ravel()[q]
+    ys_i += oy
+    xs_i += ox
+    area = np.bincount(lab, minlength=n).astype(np.float64)
+    if level > 1.0:
         ok = (area >= cfg.min_pip_area) & (area <= max_d * max_d)
     else:
-        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-        bw = stats[:, cv2.CC_STAT_WIDTH]
-        bh = stats[:, cv2.CC_STAT_HEIGHT]
+        x_lo = np.full(n, w, np.int64)
+        y_lo = np.full(n, h, np.int64)
+        x_hi = np.full(n, -1, np.int64)
+        y_hi = np.full(n, -1, np.int64)
+        np.minimum.at(x_lo, lab, xs_i)
+        np.minimum.at(y_lo, lab, ys_i)
+        np.maximum.at(x_hi, lab, xs_i)
+        np.maximum.at(y_hi, lab, ys_i)
+        bw = x_hi - x_lo + 1
+        bh = y_hi - y_lo + 1
         ok = (area >= cfg.min_pip_area) & (bw <= max_d) & (bh <= max_d)
         if too_big is not None:
             big = (area >= cfg.min_pip_area) & ((bw > max_d) | (bh > max_d)) & (bw <= 4 * max_d) & (bh <= 4 * max_d)
             too_big.append(bool(big[1:].any()))
     ok[0] = False
     if not ok.any():
-        return []
-    ys, xs = np.nonzero(mask)
-    lab = labels[ys, xs]
-    keep = ok[lab]
-    ys, xs, lab = ys[keep].astype(np.float64), xs[keep].astype(np.float64), lab[keep]
-    g = gray[ys.astype(np.intp), xs.astype(np.intp)].astype(np.float64)
+        return None
+    sel = ok[lab]
+    return _Run(sub, ox, oy, ys_i[sel], xs_i[sel], lab[sel], area, np.nonzero(ok)[0])
+
+
+def _blob_pips(items: list[tuple[np.ndarray, _Run]], dark: bool,
+               cfg: DiceConfig) -> tuple[list[list[Pip]], list[bool]]:
+    """The pips among the blobs of each (grey image, run) (one pass over all of them), and for
+    each whether an elongated blob is otherwise a pip (the higher levels should split it)."""
+    nb = [len(r.area) for _, r in items]
+    loff = np.cumsum([0] + nb)  # every run's labels numbered after the previous runs'
+    n = int(loff[-1])
+    nk = np.array([len(r.keep) for _, r in items])
+    item = np.repeat(np.arange(len(items)), nk)  # each blob's image
+    shp = np.array([g.shape for g, _ in items], np.int64).reshape(-1, 2)
+    gsize = shp[:, 0] * shp[:, 1]
+    goff = np.cumsum(np.concatenate([[0], gsize[:-1]]))
+    gbuf = np.concatenate([g.ravel() for g, _ in items]) if len(items) > 1 else items[0][0].ravel()
+    ssz = np.array([r.sub.shape for _, r in items], np.int64).reshape(-1, 2)
+    soff = np.cumsum(np.concatenate([[0], ssz[:-1, 0] * ssz[:-1, 1]]))
+    sbuf = np.concatenate([r.sub.ravel() for _, r in items]) if len(items) > 1 else items[0][1].sub.ravel()
+    ys = np.concatenate([r.ys for _, r in items]).astype(np.float64)
+    xs = np.concatenate([r.xs for _, r in items]).astype(np.float64)
+    g = np.concatenate([gr[r.ys, r.xs] for gr, r in items]).astype(np.float64)
+    lab = np.concatenate([r.lab + o for (_, r), o in zip(items, loff, strict=False)])
+    area = np.concatenate([r.area for _, r in items])
+    idx = np.concatenate([r.keep + o for (_, r), o in zip(items, loff, strict=False)])
+    local = np.concatenate([r.keep for _, r in items])  # the blobs' labels in their run's `sub`
+    hb, wb = shp[item, 0], shp[item, 1]
     m0 = np.bincount(lab, minlength=n)
     m0 = np.maximum(m0, 1)
     mx = np.bincount(lab, xs, n) / m0
@@ -392,7 +480,6 @@ def _blobs(
     cxy = np.bincount(lab, dx * dy, n) / m0
     cyy = np.bincount(lab, dy * dy, n) / m0 + 1.0 / 12.0
     gmean = np.bincount(lab, g, n) / m0
-    idx = np.nonzero(ok)[0]
     cxx, cxy, cyy, mx, my, gmean, a = cxx[idx], cxy[idx], cyy[idx], mx[idx], my[idx], gmean[idx], area[idx]
     det = np.maximum(cxx * cyy - cxy * cxy, 1e-6)
     fill = a / (4.0 * math.pi * np.sqrt(det))
@@ -403,11 +490,12 @@ def _blobs(
     ratio = np.sqrt(l2 / l1)
     good = (fill >= cfg.min_fill) & (fill <= 1.6)
     elongated = ratio < cfg.split_ratio
+    if not good.any():  # no blob is filled like a pip: no pip, and nothing for the trigger below
+        return [[] for _ in items], [False] * len(items)
     good_any_ratio = good.copy()  # for the trigger below: merged pips may be more elongated than one
     good &= ratio >= cfg.min_axis_ratio
     # Ring test: sample the image on the pip's own ellipse scaled by ring_scale.
-    t = np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)
-    ct, st = np.cos(t), np.sin(t)
+    ct, st = _RING12[:, 0], _RING12[:, 1]
     # square root of the 2x2 covariance, times 2 = the blob's semi-axes transform
     s = np.sqrt(det)
     tt = np.sqrt(tr + 2.0 * s)
@@ -417,21 +505,26 @@ def _blobs(
     k = 2.0 * cfg.ring_scale
     rx = mx[:, None] + k * (r00[:, None] * ct[None, :] + r01[:, None] * st[None, :])
     ry = my[:, None] + k * (r01[:, None] * ct[None, :] + r11[:, None] * st[None, :])
-    inside = (rx >= 0) & (rx <= w - 1) & (ry >= 0) & (ry <= h - 1)
+    w1, h1 = (wb - 1)[:, None], (hb - 1)[:, None]
+    inside = (rx >= 0) & (rx <= w1) & (ry >= 0) & (ry <= h1)
     good &= inside.all(axis=1)
-    rxi = np.clip(np.round(rx), 0, w - 1).astype(np.intp)
-    ryi = np.clip(np.round(ry), 0, h - 1).astype(np.intp)
-    ring = gray[ryi, rxi].astype(np.float64)
+    rxi = np.minimum(np.maximum(np.round(rx), 0), w1).astype(np.intp)
+    ryi = np.minimum(np.maximum(np.round(ry), 0), h1).astype(np.intp)
+    ring = gbuf[goff[item][:, None] + ryi * wb[:, None] + rxi].astype(np.float64)
     # samples that fall on another candidate blob (a neighbouring pip) say nothing about the face
-    ring_lab = labels[ryi, rxi]
-    other = (ring_lab != 0) & (ring_lab != idx[:, None])
+    sy = ryi - np.array([r.oy for _, r in items])[item][:, None]
+    sx = rxi - np.array([r.ox for _, r in items])[item][:, None]
+    sh, sw = ssz[item, 0][:, None], ssz[item, 1][:, None]
+    in_sub = (sy >= 0) & (sy < sh) & (sx >= 0) & (sx < sw)
+    ring_lab = np.where(in_sub, sbuf[soff[item][:, None] + np.where(in_sub, sy * sw + sx, 0)], 0)
+    other = (ring_lab != 0) & (ring_lab != local[:, None])
     n_valid = (~other).sum(axis=1)
     good &= n_valid >= 6
     # order the valid samples from the pip's side (darkest first for dark pips); invalid ones last
     sgn = 1.0 if dark else -1.0
     ordered = np.sort(np.where(other, np.inf, sgn * ring), axis=1)
     rows = np.arange(len(ring))
-    mid = np.clip((n_valid - 1) // 2, 0, ring.shape[1] - 1)
+    mid = np.minimum(np.maximum((n_valid - 1) // 2, 0), ring.shape[1] - 1)
     face = sgn * ordered[rows, mid]
     face = np.where(np.isfinite(face), face, 0.0)
     contrast = sgn * (face - gmean)
@@ -439,25 +532,25 @@ def _blobs(
     worst = np.where(np.isfinite(worst), worst, -1e9)
     good &= (contrast >= cfg.min_contrast) & (worst >= cfg.ring_min_rel * contrast)
     # a pip is solid: its centre is as dark (light) as the pip (not a ring-shaped character)
-    cx_i = np.clip(np.round(mx), 0, w - 1).astype(np.intp)
-    cy_i = np.clip(np.round(my), 0, h - 1).astype(np.intp)
-    centre_v = gray[cy_i, cx_i].astype(np.float64)
+    cx_i = np.minimum(np.maximum(np.round(mx), 0), wb - 1).astype(np.intp)
+    cy_i = np.minimum(np.maximum(np.round(my), 0), hb - 1).astype(np.intp)
+    centre_v = gbuf[goff[item] + cy_i * wb + cx_i].astype(np.float64)
     if dark:
         solid = centre_v <= gmean + cfg.centre_max_rel * contrast
     else:
         solid = centre_v >= gmean - cfg.centre_max_rel * contrast
-    if too_big is not None and cfg.all_levels:
-        # an elongated blob that is otherwise a pip (filled, solid, on a plain face): maybe blurred
-        # pips merged, which the higher levels split (elongated clutter does not trigger them)
-        ring_ok = good_any_ratio & (contrast >= cfg.min_contrast) & (worst >= cfg.ring_min_rel * contrast) & solid
-        ring_ok &= inside.all(axis=1) & (n_valid >= 6)
-        too_big.append(bool((ring_ok & elongated).any()))
+    # an elongated blob that is otherwise a pip (filled, solid, on a plain face): maybe blurred
+    # pips merged, which the higher levels split (elongated clutter does not trigger them)
+    ring_ok = good_any_ratio & (contrast >= cfg.min_contrast) & (worst >= cfg.ring_min_rel * contrast) & solid
+    ring_ok &= inside.all(axis=1) & (n_valid >= 6)
+    trigger = np.zeros(len(items), bool)
+    trigger[item[ring_ok & elongated]] = True
     good &= solid
-    pips = []
+    out: list[list[Pip]] = [[] for _ in items]
     for i in np.nonzero(good)[0]:
-        pips.append(Pip(float(mx[i]), float(my[i]), float(a[i]), (float(cxx[i]), float(cxy[i]), float(cyy[i])),
-                        float(face[i]), float(contrast[i]), dark))
-    return pips
+        out[item[i]].append(Pip(float(mx[i]), float(my[i]), float(a[i]), (float(cxx[i]), float(cxy[i]), float(cyy[i])),
+                                float(face[i]), float(contrast[i]), dark))
+    return out, [bool(t) for t in trigger]
 
 
 def find_pips(gray: np.ndarray, cfg: DiceConfig | None = None, roi: np.ndarray | None = None,
@@ -465,28 +558,55 @@ def find_pips(gray: np.ndarray, cfg: DiceConfig | None = None, roi: np.ndarray |
     """Pip candidates in a grey image: dark pips on light faces (if `dark`), light pips on dark
     faces (if `light`)."""
     cfg = cfg or DiceConfig()
-    k = _hat_kernel(gray.shape, cfg)
-    kern = cv2.getStructuringElement(cv2.MORPH_RECT if cfg.rect_kernel else cv2.MORPH_ELLIPSE, (k, k))
     pips: list[Pip] = []
-    if dark:
-        closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern)
-        pips += _pips_of(gray, cv2.subtract(closed, gray), closed, True, cfg, roi)
-    if light:
-        opened = cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern)
-        pips += _pips_of(gray, cv2.subtract(gray, opened), opened, False, cfg, roi)
+    for polarity in (True, False):
+        if dark if polarity else light:
+            pips += _window_pips([gray], [roi], polarity, cfg)[0]
     return pips
 
 
-def _pips_of(gray: np.ndarray, hat: np.ndarray, bg: np.ndarray, dark: bool, cfg: DiceConfig,
-             roi: np.ndarray | None) -> list[Pip]:
-    """Blobs at the base threshold, plus pips that only a higher threshold of `hat_levels`
+def _window_pips(grays: list[np.ndarray], rois: list[np.ndarray | None], dark: bool,
+                 cfg: DiceConfig) -> list[list[Pip]]:
+    """`find_pips` of one polarity in each of several images (one pass over all their blobs).
+
+    Blobs at the base threshold, plus pips that only a higher threshold of `hat_levels`
     separates from their surroundings (a pip merged with a dark gap beside its die, or two
-    blurred pips merged into one); the higher levels run only when some blob was too big."""
-    too_big: list[bool] = []
-    levels = [_blobs(gray, hat, bg, dark, cfg, roi, cfg.hat_levels[0], too_big)]
-    if any(too_big):
-        levels += [_blobs(gray, hat, bg, dark, cfg, roi, lv) for lv in cfg.hat_levels[1:]]
-    return _merge_levels(levels, split=cfg.split_ratio if cfg.all_levels else 0.0)
+    blurred pips merged into one); the higher levels run only when some blob was too big (or,
+    with `all_levels`, elongated)."""
+    grays = [np.ascontiguousarray(g) for g in grays]
+    pres, base_runs, trig = [], [], []
+    for gray, roi in zip(grays, rois, strict=True):
+        k = _hat_kernel(gray.shape, cfg)
+        kern = cv2.getStructuringElement(cv2.MORPH_RECT if cfg.rect_kernel else cv2.MORPH_ELLIPSE, (k, k))
+        if dark:
+            bg = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kern)
+            hat = cv2.subtract(bg, gray)
+        else:
+            bg = cv2.morphologyEx(gray, cv2.MORPH_OPEN, kern)
+            hat = cv2.subtract(gray, bg)
+        pres.append(_hat_pixels(hat, bg, roi, cfg))
+        too_big: list[bool] = []
+        base_runs.append(_level_labels(pres[-1], gray.shape, dark, cfg, cfg.hat_levels[0], too_big))
+        trig.append(any(too_big))
+    levels: list[list[list[Pip]]] = [[[]] for _ in grays]  # per image: the pips of each level
+    todo = [i for i, r in enumerate(base_runs) if r is not None]
+    if todo:
+        pips, ring_trig = _blob_pips([(grays[i], base_runs[i]) for i in todo], dark, cfg)
+        for i, p, t in zip(todo, pips, ring_trig, strict=True):
+            levels[i][0] = p
+            trig[i] = trig[i] or (t and cfg.all_levels)
+    high = [i for i in range(len(grays)) if trig[i]]
+    runs = [(i, j, _level_labels(pres[i], grays[i].shape, dark, cfg, lv, None))
+            for i in high for j, lv in enumerate(cfg.hat_levels[1:])]
+    for i in high:
+        levels[i] += [[] for _ in cfg.hat_levels[1:]]
+    runs = [(i, j, r) for i, j, r in runs if r is not None]
+    if runs:
+        pips, _ = _blob_pips([(grays[i], r) for i, _, r in runs], dark, cfg)
+        for (i, j, _), p in zip(runs, pips, strict=True):
+            levels[i][1 + j] = p
+    split = cfg.split_ratio if cfg.all_levels else 0.0
+    return [_merge_levels(lv, split=split) for lv in levels]
 
 
 def _axis_ratio(cov: tuple[float, float, float]) -> float:
@@ -746,7 +866,7 @@ def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: froze
     vals = gray[yi[inside], xi[inside]].astype(np.float64)
     # the face level from the samples themselves (a blurred pip's ring is darker than the face)
     pip_level = face - contrast
-    level = float(np.median(vals))
+    level = _median(vals)
     tol = 0.4 * abs(level - pip_level)
     return float((np.abs(vals - level) <= tol).mean()), level
 
@@ -809,8 +929,8 @@ def _make_face(pa: _PipArrays, members: frozenset[int], value: int, cfg: DiceCon
         half = cfg.plain_half
     if error > cfg.layout_tolerance or not cfg.offset_min <= unit_r <= cfg.offset_max:
         return None
-    face_b = float(np.median(pa.face[idx]))
-    contrast = float(np.median(pa.contrast[idx]))
+    face_b = _median(pa.face[idx])
+    contrast = _median(pa.contrast[idx])
     signed = contrast if pa.dark[idx[0]] else -contrast
     centre_a = np.asarray(centre, np.float64)
     plain, level = _plainness(gray, m, centre_a, cells, 1.0 / unit_r, face_b, signed, half)
@@ -1177,16 +1297,25 @@ def read_dice_timed(
             if background.gray.shape[:2] == (h, w):
                 k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
                 b_bh, b_wh = background.hats((x0, y0, x1, y1), k)
-                bg = (background.gray[y0:y1, x0:x1], b_bh, b_wh)
+                bg = (background.gray[y0:y1, x0:x1], b_bh, b_wh, *background.near_hats((x0, y0, x1, y1), k))
         windows = _candidate_windows(g_roi, m_roi, die_px, cfg, bg)
         faces = []
         seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
         all_pips: dict[int, Pip] = {}  # the same pips by number (for side faces' loose pips)
-        for wx0, wy0, wx1, wy1, wdark in windows:
+        gws, rws = [], []
+        for wx0, wy0, wx1, wy1, _ in windows:
             size = (round((wx1 - wx0) * scale), round((wy1 - wy0) * scale))
-            gw = cv2.resize(g_roi[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_LINEAR)
-            rw = cv2.resize(m_roi[wy0:wy1, wx0:wx1].astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
-            wpips = find_pips(gw, wcfg, rw, light=not wdark, dark=wdark)
+            gws.append(cv2.resize(g_roi[wy0:wy1, wx0:wx1], size, interpolation=cv2.INTER_LINEAR))
+            rws.append(cv2.resize(m_roi[wy0:wy1, wx0:wx1].view(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0)
+        # the pips of all windows of one polarity at once (as `find_pips` of each)
+        win_pips: list[list[Pip]] = [[] for _ in windows]
+        for polarity in (True, False):
+            sel = [i for i, wb in enumerate(windows) if wb[4] == polarity]
+            if sel:
+                for i, p in zip(sel, _window_pips([gws[i] for i in sel], [rws[i] for i in sel], polarity, wcfg),
+                                strict=True):
+                    win_pips[i] = p
+        for (wx0, wy0, _, _, _), gw, wpips in zip(windows, gws, win_pips, strict=True):
             dx, dy = wx0 * scale, wy0 * scale
             ids = []
             for p in wpips:
@@ -1325,17 +1454,26 @@ class BoardBackground:
 
     def __init__(self, gray: np.ndarray) -> None:
         self.gray = np.ascontiguousarray(gray if gray.ndim == 2 else cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY))
-        self._hats: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._hats: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
 
     def hats(self, box: tuple[int, int, int, int], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Black-hat and white-hat (square kernel `k`) of the region x0, y0, x1, y1."""
+        return self._derived(box, k)[:2]  # type: ignore[return-value]
+
+    def near_hats(self, box: tuple[int, int, int, int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The 3x3 maxima of `hats(box, k)` (a frame's blob may lie a pixel off the empty board's)."""
+        return self._derived(box, k)[2:]  # type: ignore[return-value]
+
+    def _derived(self, box: tuple[int, int, int, int], k: int) -> tuple[np.ndarray, ...]:
         key = (*box, k)
         if key not in self._hats:
             x0, y0, x1, y1 = box
             g = np.ascontiguousarray(self.gray[y0:y1, x0:x1])
             kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-            self._hats = {key: (cv2.subtract(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kern), g),
-                                cv2.subtract(g, cv2.morphologyEx(g, cv2.MORPH_OPEN, kern)))}
+            bh = cv2.subtract(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kern), g)
+            wh = cv2.subtract(g, cv2.morphologyEx(g, cv2.MORPH_OPEN, kern))
+            k3 = np.ones((3, 3), np.uint8)
+            self._hats = {key: (bh, wh, cv2.dilate(bh, k3), cv2.dilate(wh, k3))}
         return self._hats[key]
 
 
@@ -1366,7 +1504,7 @@ def board_background(calibration: Any) -> BoardBackground | None:
 
 
 def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: DiceConfig,
-                       bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                       bg: tuple[np.ndarray, ...] | None = None,
                        ) -> list[tuple[int, int, int, int, bool]]:
     """Regions that may hold a die, (x0, y0, x1, y1, dark pips?): clusters of small dark-on-light
     or light-on-dark blobs (pip candidates) at the camera's resolution, grown by about a die.
@@ -1382,10 +1520,12 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
     pad = cfg.window_pad * die_px
     cap = cfg.window_max_dice * die_px
     boxes: list[tuple[int, int, int, int, bool]] = []
+    roi_u8 = roi.view(np.uint8) if roi.dtype == bool else (roi > 0).view(np.uint8)
     runs = [(dark, hat, lv) for dark, hat in ((True, bh), (False, wh)) for lv in cfg.window_levels]
     merged: dict[bool, np.ndarray] = {}  # per polarity: boxes of die-sized blobs (pips merged together)
     for dark, hat, lv in runs:  # polarities apart: between dark pips a light face is a "light blob"
-        cand = ((hat >= t * lv) & roi).astype(np.uint8)
+        # (hat >= t * lv) in whole grey levels, and inside the region
+        cand = cv2.bitwise_and(cv2.compare(hat, float(math.ceil(t * lv)), cv2.CMP_GE), roi_u8)
         # every blob's outer boundary, also blobs inside another blob's hole (the light pips of a
         # die resting on a light checker lie inside the checker's bright ring around the die)
         contours, hier = cv2.findContours(cand, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
@@ -1427,7 +1567,8 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             # checkers, rims and point edges are ringed by several (the six samples on the face
             # side alike; two may fall on neighbouring pips, a six's rows are that close)
             srt = np.sort(step, axis=1)
-            contrast = np.maximum(np.median(step, axis=1), 1.0)
+            half = len(_RING8) // 2  # the median of the (eight) steps
+            contrast = np.maximum((srt[:, half - 1].astype(np.float64) + srt[:, half]) / 2.0, 1.0)
             keep &= srt[:, -1] - srt[:, 2] <= cfg.window_plain * contrast
             if bg is not None:
                 keep &= ~_static(gray, hat, bg, dark, cx, cy, rx, ry, cfg)
@@ -1452,17 +1593,21 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
     return boxes
 
 
-def _static(gray: np.ndarray, hat: np.ndarray, bg: tuple[np.ndarray, np.ndarray, np.ndarray], dark: bool,
+def _static(gray: np.ndarray, hat: np.ndarray, bg: tuple[np.ndarray, ...], dark: bool,
             cx: np.ndarray, cy: np.ndarray, rx: np.ndarray, ry: np.ndarray, cfg: DiceConfig) -> np.ndarray:
     """Which candidate blobs (centres cx, cy; ring samples rx, ry) the empty board shows alike: its
-    hat is as strong there and the ring around looks the same (up to a local gain)."""
-    b_gray, b_bh, b_wh = bg
-    b_hat = b_bh if dark else b_wh
+    hat is as strong there and the ring around looks the same (up to a local gain).  `bg` is the
+    empty board's grey, black-hat and white-hat, optionally with their 3x3 maxima."""
+    b_gray, b_bh, b_wh = bg[:3]
     h, w = gray.shape
     f_hat = hat[cy, cx].astype(np.float64)
     # the empty board's hat near the centre (3x3: the references are resampled, blobs shift a px)
-    near = np.stack([b_hat[np.clip(cy + dy, 0, h - 1), np.clip(cx + dx, 0, w - 1)]
-                     for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1).max(axis=1).astype(np.float64)
+    if len(bg) >= 5:  # its 3x3 maximum, precomputed
+        near = (bg[3] if dark else bg[4])[cy, cx].astype(np.float64)
+    else:
+        b_hat = b_bh if dark else b_wh
+        near = np.stack([b_hat[np.clip(cy + dy, 0, h - 1), np.clip(cx + dx, 0, w - 1)]
+                         for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1).max(axis=1).astype(np.float64)
     same_hat = near >= cfg.static_hat * f_hat
     f = np.concatenate([gray[cy, cx][:, None], gray[ry, rx]], axis=1).astype(np.float64)
     b = np.concatenate([b_gray[cy, cx][:, None], b_gray[ry, rx]], axis=1).astype(np.float64)
