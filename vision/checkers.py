@@ -826,6 +826,13 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                 # Two slivers one diameter apart: the near and far rims of one checker the colour
                 # of its point (dark on a dark point), whose face matches the board.
                 start = kept[0][1]
+            if (start > reach and end - start >= ctx.config.floating_min_run * d
+                    and start - (kept[-1][1] if kept else 0) <= ctx.config.floating_gap_max * d
+                    and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
+                    and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth):
+                # A checker-sized run off the stack cannot float: it rests on checkers of the
+                # point's own colour (dark on a dark point) that show only faint rims.
+                start = kept[-1][1] if kept else 0
             if start > reach:
                 base = kept[-1][1] if kept else 0
                 if end - start < ctx.config.die_tail_min * ctx.d or not unknown[int(min(reach, start)) : start].all():

@@ -59,6 +59,8 @@ class VisionConfig:
     base_reach: float = 1.1  # checker diameters: a long run starting this near the board edge starts at it
     base_min_run: float = 0.5  # ...if at least this many checker diameters long...
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
+    floating_min_run: float = 0.9  # checker diameters: a run this long off the stack rests on hidden checkers...
+    floating_gap_max: float = 2.5  # ...when the gap below it is at most this long
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
