@@ -327,6 +327,7 @@ class _Ctx:
     colour_limit: float | None = None  # Lab distance beyond which a bar slot is no checker
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
     dice_xy: list[tuple[float, float]] = field(default_factory=list)  # dice centres, canonical px
+    gain: np.ndarray | None = None  # lighting gain on L*+16 around each pixel since calibration (canonical)
     # Band averages for the profiles, computed once per occupancy map (see _bands).
     bands_of: np.ndarray | None = None
     band_occ: np.ndarray | None = None
@@ -643,6 +644,16 @@ def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray,
     return n, conf
 
 
+def _relit(colour: np.ndarray, gain: float) -> np.ndarray:
+    """A Lab colour (OpenCV 8-bit scale) as it would look under the calibration's light, given
+    the lighting gain on L*+16 where it was seen (a* and b* scale alike)."""
+    if abs(gain - 1.0) < 1e-3:
+        return colour
+    ls = (float(colour[0]) * (100 / 255) + 16) / gain
+    return np.array([(ls - 16) * (255 / 100), 128 + (float(colour[1]) - 128) / gain,
+                     128 + (float(colour[2]) - 128) / gain], np.float32)
+
+
 def _classify(ctx: _Ctx, colour: np.ndarray) -> int:
     if ctx.colour_threshold is not None:
         return 0 if colour[0] >= ctx.colour_threshold else 1
@@ -652,7 +663,8 @@ def _classify(ctx: _Ctx, colour: np.ndarray) -> int:
 
 
 def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
-                  unknown: np.ndarray | None = None, vote: bool = True) -> list[int]:
+                  unknown: np.ndarray | None = None, vote: bool = True,
+                  gain: np.ndarray | None = None) -> list[int]:
     if n <= 0:
         return []
     length = end - start
@@ -674,6 +686,8 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
         if patch.size == 0:
             continue
         colour = _median_rows(patch)
+        if gain is not None and hi > lo:
+            colour = _relit(colour, float(np.median(gain[lo:hi])))
         if covered > ctx.config.hidden_slot:
             hidden.append(_classify(ctx, colour))
             if not vote:
@@ -860,6 +874,10 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
     # Rows a die hides, even where the columns beside it showed a checker beneath: their colour
     # is the die's, so they neither vote on a stack's colour nor get trimmed as bare board.
     hidden = unknown | np.isnan(edge)
+    gain_profile = None
+    if ctx.gain is not None:
+        c = int(_clamp(round(centre_x), 0, ctx.gain.shape[1] - 1))
+        gain_profile = ctx.gain[rows, c][::-1] if reverse else ctx.gain[rows, c]
     if from_base and ctx.dice_xy:
         runs = [(a, _cut_at_dice(ctx, centre_x, rows, reverse, a, b)) for a, b in runs]
     for start, end in runs:
@@ -881,7 +899,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
         if bg is not None and n >= 2:
             n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, hidden)
-        colours = _slot_colours(ctx, lab, start, end, n, hidden, vote=from_base)
+        colours = _slot_colours(ctx, lab, start, end, n, hidden, vote=from_base, gain=gain_profile)
         if bg is not None and colours:
             colours, end = _trim_board_slots(ctx, lab, bg, start, end, colours, unknown, hidden & ~unknown)
             if not colours:
@@ -911,7 +929,16 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
     bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
-    return _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
+    ctx = _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
+    if calib.colours.learnt:
+        # The light on each point now, so a light checker in shadow is still light.
+        h, w = lab.shape[:2]
+        small = cv2.resize(lab, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        bg = background_model(calib.background, config, (small.shape[1], small.shape[0]))
+        lum_s, a_s, b_s = cv2.split(small)
+        gain = _local_gain(lum_s * np.float32(100 / 255) + np.float32(16), a_s - 128, b_s - 128, bg, 0.5 * d, config)
+        ctx.gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    return ctx
 
 
 _STRIPS: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
