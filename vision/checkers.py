@@ -892,10 +892,11 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         n, conf = _count_run(ctx, start, end - (0 if from_base else int(ctx.config.bar_shadow * ctx.d)), edge, side)
         if n == 0:
             continue
-        if from_base and (end - start) <= 4.45 * ctx.d and end - start > n * ctx.d:
-            # A short stack is counted by its length: its checkers touch, so they end n
-            # diameters from its start; the rest of the run is shadow or the point's own colour.
-            end = int(round(start + n * ctx.d))
+        if from_base and (end - start) <= 4.45 * ctx.d:
+            # A short stack is counted by its length: its checkers touch, so they lie one
+            # diameter apart and end n diameters from its start (the rest of a longer run is
+            # shadow or the point's own colour; a shorter one ends in a faint far rim).
+            end = min(int(round(start + n * ctx.d)), rows.stop - (rows.start or 0))
         bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
         if bg is not None and n >= 2:
             n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, hidden)
