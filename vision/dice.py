@@ -133,7 +133,9 @@ class DiceConfig:
     roll_tone_offset: float = 10.0  # grey levels added to face tones before comparing two dice's
     roll_outline_cost: float = 0.3  # a lone pip without an outline costs as much as this much unlikeness
     # (the sum of |log ratio| of face tone, pip contrast and pip radius between the dice of a roll)
-    cocked_lattice_tolerance: float = 0.085  # top-face shape vs the table plane, faces with 4-6 pips
+    # top-face shape vs the table plane, faces with 4-6 pips (flat dice reach ~0.093 on small, blurred
+    # faces; a leaning die's top departs by 0.12 or more)
+    cocked_lattice_tolerance: float = 0.105
     cocked_pip_tolerance: float = 0.15  # ... faces with 2-3 pips (shape from the pip ellipses)
     cocked_one_tolerance: float = 0.3  # ... a one
     cocked_pip_r: float = 4.5  # px: pips smaller than this have noisier moments, the two above grow as (this/r)^2
@@ -168,6 +170,7 @@ class DiceConfig:
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
     board_grow: float = 0.08  # board units searched beyond the playing surface (dice off the board)
+    border_pad: float = 0.5  # die edges the image is extended by where that search runs past it
     board_die_target: float = 44.0  # the surface is rescaled so that a die is about this many px
     board_min_scale: float = 0.5
     window_contrast: float = 60.0  # grey levels: pip-candidate blobs that open a window
@@ -213,20 +216,6 @@ class DiceConfig:
     rim_min_occupied: float = 0.3  # ... and this share of it must be unlike the empty board
     rim_occupancy: float = 0.5  # occupancy (0..1, or 0/255 masks) that counts as unlike it
     gap_one_cover: float = 0.35  # a lone pip whose die footprint is this much checker, not on one
-    # One die read where a roll throws two (`roll_validity`, not the opening roll): if the surface
-    # shows another die-sized body that is neither a counted checker nor the read die, that is the
-    # second die with no readable top face -- leaning, its top tilted away from the camera.  A body
-    # = a blob unlike the empty board (occupancy > `rim_occupancy`) outside the checker mask grown
-    # by `second_checker_grow` die edges and outside `second_die_clear` die edges of the read die,
-    # opened by `second_open` die edges (shading seams, rims of misplaced checker circles), of
-    # `second_min_area`..`second_max_area` die-edge squares (a die's top is 1, a leaning die shows
-    # a side face too; a checker is ~4.5) and at most `second_max_extent` die edges long.
-    second_checker_grow: float = 0.15
-    second_die_clear: float = 1.0
-    second_open: float = 0.3
-    second_min_area: float = 0.35
-    second_max_area: float = 2.0
-    second_max_extent: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -1275,18 +1264,28 @@ def read_dice_timed(
         # (the pips of a 16 mm die are only ~3 px wide on a 1280 px frame).
         g_ = cfg.board_grow
         poly = np.asarray(board.to_image([[-g_, -g_], [1 + g_, -g_], [1 + g_, 1 + g_], [-g_, 1 + g_]]), np.float64)
-        x0, y0 = (int(max(0, np.floor(v))) for v in poly.min(axis=0))
-        x1 = int(min(w, np.ceil(poly[:, 0].max()) + 1))
-        y1 = int(min(h, np.ceil(poly[:, 1].max()) + 1))
-        if x1 - x0 < 8 or y1 - y0 < 8:
-            return [], tm
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(poly - [x0, y0]).astype(np.int32), 255)
         centre = np.asarray(board.to_image([0.5, 0.5]), np.float64).reshape(2)
         die_px = float(board.die_size_px(centre))
+        # where the search region runs past the image, the image is extended by `border_pad` die
+        # edges (edge pixels repeated): a die lying at the image border keeps the rings and the
+        # plain face its pips are judged by
+        pad = int(math.ceil(cfg.border_pad * die_px))
+        x0, y0 = (int(max(-pad, np.floor(v))) for v in poly.min(axis=0))
+        x1 = int(min(w + pad, np.ceil(poly[:, 0].max()) + 1))
+        y1 = int(min(h + pad, np.ceil(poly[:, 1].max()) + 1))
+        ix0, iy0, ix1, iy1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if ix1 - ix0 < 8 or iy1 - iy0 < 8:
+            return [], tm
+        pads = (iy0 - y0, y1 - iy1, ix0 - x0, x1 - ix1)
+
+        def padded(a: np.ndarray) -> np.ndarray:
+            return cv2.copyMakeBorder(a, *pads, cv2.BORDER_REPLICATE) if any(pads) else a
+
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(poly - [x0, y0]).astype(np.int32), 255)
         scale = float(np.clip(cfg.board_die_target / max(die_px, 1.0), cfg.board_min_scale, cfg.board_max_scale))
         offset = (float(x0), float(y0))
-        g_roi = np.ascontiguousarray(to_gray(image_bgr[y0:y1, x0:x1]))
+        g_roi = np.ascontiguousarray(padded(to_gray(image_bgr[iy0:iy1, ix0:ix1])))
         m_roi = mask > 0
         wcfg = _board_config(cfg, die_px * scale)
         t1 = time.perf_counter()
@@ -1296,8 +1295,9 @@ def read_dice_timed(
                 background = BoardBackground(background)
             if background.gray.shape[:2] == (h, w):
                 k = max(3, int(round(cfg.board_hat_die * die_px))) | 1
-                b_bh, b_wh = background.hats((x0, y0, x1, y1), k)
-                bg = (background.gray[y0:y1, x0:x1], b_bh, b_wh, *background.near_hats((x0, y0, x1, y1), k))
+                b_bh, b_wh = background.hats((ix0, iy0, ix1, iy1), k)
+                bg = tuple(padded(a) for a in (background.gray[iy0:iy1, ix0:ix1], b_bh, b_wh,
+                                               *background.near_hats((ix0, iy0, ix1, iy1), k)))
         windows = _candidate_windows(g_roi, m_roi, die_px, cfg, bg)
         faces = []
         seen: list[tuple[float, float]] = []  # pips of all windows, in work px (windows overlap)
@@ -1688,11 +1688,8 @@ def roll_validity(
     if any(d.cocked for d in dice):
         return RollValidity("void", "cocked", None)
     cfg = DiceConfig()
-    if len(dice) == 1 and not opening and occupied is not None and checker_mask is not None and board is not None:
-        if callable(occupied):
-            occupied = occupied()
-        if _second_body(dice[0], board, checker_mask, occupied, cfg):
-            return RollValidity("void", "cocked", None)
+    # One die read where a roll throws two is no evidence of a cocked second die: far more often
+    # the reader missed a flat one (a die-sized body beside it is as often a shadow or a gap).
     if occupied is not None:
         for d in dice:
             if d.tilt >= cfg.leaning_tilt:
@@ -1790,32 +1787,6 @@ def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -
     x, y, bw, bh, area = st[c]
     touch = x == 0 or y == 0 or x + bw >= m.shape[1] or y + bh >= m.shape[0]
     return bool(touch and area >= cfg.leaning_area * die_px * die_px)
-
-
-def _second_body(d: DieReading, board: Any, checker_mask: np.ndarray, occupied: np.ndarray,
-                 cfg: DiceConfig) -> bool:
-    """Beside the one die read, the surface shows another die-sized body (`second_*`) that is not a
-    counted checker: the roll's second die, whose top face could not be read."""
-    die_px = _die_px(d, board)
-    h, w = occupied.shape[:2]
-    m = (occupied > cfg.rim_occupancy).astype(np.uint8)
-    if checker_mask.shape[:2] == (h, w):
-        g = 2 * int(round(cfg.second_checker_grow * die_px)) + 1
-        ck = cv2.dilate((checker_mask > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g)))
-        m[ck > 0] = 0
-    cv2.circle(m, (int(round(d.centre[0])), int(round(d.centre[1]))), int(round(cfg.second_die_clear * die_px)), 0, -1)
-    k = max(3, int(round(cfg.second_open * die_px)) | 1)
-    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    n, _, st, cen = cv2.connectedComponentsWithStats(m, connectivity=4)
-    for i in range(1, n):
-        x, y, bw, bh, area = (int(v) for v in st[i])
-        if area < 0.25 * cfg.second_min_area * die_px * die_px:
-            continue
-        e = _die_px(replace(d, centre=(float(cen[i][0]), float(cen[i][1]))), board)
-        if (cfg.second_min_area * e * e <= area <= cfg.second_max_area * e * e
-                and max(bw, bh) <= cfg.second_max_extent * e):
-            return True
-    return False
 
 
 def _rim_shows(d: DieReading, mask: np.ndarray, occupied: np.ndarray, board: Any = None) -> bool:

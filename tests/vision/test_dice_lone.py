@@ -1,5 +1,5 @@
-"""vision.dice with a board: one die read where a roll throws two, beside another die-sized body
-that is not a checker, is a cocked roll (`_second_body`); a die in shade is still one of the roll's
+"""vision.dice with a board: one die read where a roll throws two stays a valid roll, even beside
+another die-sized body (a missed flat die, a shadow, a gap between checkers); a die in shade is still one of the roll's
 dice (`_like`); pips at a top face's own rim are not a cocked die's side face (`_beyond_edge`)."""
 
 from __future__ import annotations
@@ -44,18 +44,14 @@ def _roll(seed: int, body: float | None, opening: bool = False):
     return dice, roll_validity(dice, geo, mask, occupied=occupied, opening=opening)
 
 
-def test_lone_die_beside_an_unreadable_die_is_cocked() -> None:
+def test_lone_die_is_not_called_cocked() -> None:
+    """No second body, a die-sized one or a checker-sized one, or the opening roll's single die:
+    one die read is no evidence of a cocked second die."""
     for seed in range(9050, 9054):
-        dice, verdict = _roll(seed, 1.0)
-        assert len(dice) == 1, seed
-        assert (verdict.roll, verdict.void_reason) == ("void", "cocked"), seed
-
-
-def test_lone_die_alone_or_beside_a_larger_body_stays_valid() -> None:
-    """No second body, a checker-sized one (not a die), or the opening roll's single die."""
-    for seed in range(9050, 9054):
-        assert _roll(seed, None)[1].roll == "valid", seed
-        assert _roll(seed, 2.4)[1].roll == "valid", seed
+        for body in (None, 1.0, 2.4):
+            dice, verdict = _roll(seed, body)
+            assert len(dice) == 1, seed
+            assert verdict.roll == "valid", (seed, body)
         assert _roll(seed, 1.0, opening=True)[1].roll == "valid", seed
 
 
@@ -94,3 +90,15 @@ def test_side_face_at_the_top_faces_rim_is_not_cocked() -> None:
     for dist, cocked in ((0.45, False), (0.7, True)):
         side = _face(geo, (xy[0], xy[1] - dist * edge), 2, 0.55, 0.15 * edge, shape)
         assert _cocked([(top, [side])], DiceConfig(), geo, 1.0) == [cocked], dist
+
+
+def test_lattice_face_tilt_tolerance() -> None:
+    """A four whose fitted lattice departs from the board plane by 0.093 (the most a flat, small,
+    blurred die measured) is flat; one departing by 0.12 (a leaning die's top) is cocked."""
+    _, geo = _board(np.random.default_rng(9071))
+    xy = tuple(float(v) for v in geo.to_image([0.3, 0.4]))
+    sxx, sxy, syy = _board_shape(geo, xy)
+    edge = geo.die_size_px(xy)
+    for diff, cocked in ((0.093, False), (0.12, True)):
+        top = _face(geo, xy, 4, 0.95, 0.26 * edge, (sxx + diff, sxy, syy))
+        assert _cocked([(top, [])], DiceConfig(), geo, 1.0) == [cocked], diff
