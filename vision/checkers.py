@@ -11,7 +11,9 @@ low-contrast checkers.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -180,6 +182,7 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     ``dice``: canonical bool mask of the dice found; an outline a die closes is no checker's rim.
     """
     lab = _lab(canon) if lab is None else lab
+    lab_full = lab
     full_size = (lab.shape[1], lab.shape[0])
     lab = cv2.resize(lab, (full_size[0] // 2, full_size[1] // 2), interpolation=cv2.INTER_AREA)
     bg = background_model(background, config, (lab.shape[1], lab.shape[0]))
@@ -229,6 +232,7 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
         # dark point of its hue is no shadow when the board beside it kept its light.
         local = _local_gain(ls_now, ch_a, ch_b, bg,
                             0.5 * (checker_px or config.checker_fraction * config.canonical_width), config)
+        _GAIN_MEMO[:] = [weakref.ref(lab_full), local]  # the checker stage classifies under it too
         dll = (ls_now - bg.ls * local) * np.float32(255 / 100)
         lit_a = ch_a - bg.ca * local
         lit_b = ch_b - bg.cb * local
@@ -278,6 +282,10 @@ def _local_gain(ls_now: np.ndarray, ch_a: np.ndarray, ch_b: np.ndarray, bg: Back
     field = np.clip(field, config.shadow_gain_min, config.shadow_gain_max)
     return cv2.resize(field, (wd, h), interpolation=cv2.INTER_LINEAR)
 
+
+# The last lighting-gain field the occupancy stage computed, with a weak reference to the Lab
+# image it was computed from (so it is never used for another frame).
+_GAIN_MEMO: list[Any] = [None, None]
 
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
 
@@ -932,12 +940,16 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
     ctx = _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
     if calib.colours.learnt:
-        # The light on each point now, so a light checker in shadow is still light.
+        # The light on each point now, so a light checker in shadow is still light (computed by
+        # the occupancy stage for this very image, or here when it was not).
         h, w = lab.shape[:2]
-        small = cv2.resize(lab, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        bg = background_model(calib.background, config, (small.shape[1], small.shape[0]))
-        lum_s, a_s, b_s = cv2.split(small)
-        gain = _local_gain(lum_s * np.float32(100 / 255) + np.float32(16), a_s - 128, b_s - 128, bg, 0.5 * d, config)
+        ref, gain = _GAIN_MEMO
+        if ref is None or ref() is not lab:
+            small = cv2.resize(lab, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+            bg = background_model(calib.background, config, (small.shape[1], small.shape[0]))
+            lum_s, a_s, b_s = cv2.split(small)
+            gain = _local_gain(lum_s * np.float32(100 / 255) + np.float32(16), a_s - 128, b_s - 128, bg,
+                               0.5 * d, config)
         ctx.gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
     return ctx
 
