@@ -287,6 +287,8 @@ def _local_gain(ls_now: np.ndarray, ch_a: np.ndarray, ch_b: np.ndarray, bg: Back
 # image it was computed from (so it is never used for another frame).
 _GAIN_MEMO: list[Any] = [None, None]
 
+BAND_HALF = 0.18  # checker diameters either side of a point's axis that its profiles average
+
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
 
 
@@ -348,7 +350,7 @@ def _bands(ctx: _Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every column's band average of occupancy, unknown and row-to-row lightness change, and a
     three-column average of occupancy: one filter per image instead of one slice per point."""
     if ctx.bands_of is not ctx.occ or ctx.band_occ is None:
-        half = max(2, int(round(0.18 * ctx.d)))
+        half = _band_half(ctx)
         k = (2 * half + 1, 1)
         occ = ctx.occ.astype(np.float32, copy=False)
         ctx.band_occ = cv2.blur(occ, k, borderType=cv2.BORDER_REPLICATE)
@@ -361,10 +363,15 @@ def _bands(ctx: _Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return ctx.band_occ, ctx.band_unknown, ctx.band_edge, ctx.occ3
 
 
+def _band_half(ctx: _Ctx) -> int:
+    """Half-width (px) of the band along a point's axis that its profiles average."""
+    return max(2, int(round(BAND_HALF * ctx.d)))
+
+
 def _refresh_bands(ctx: _Ctx, x0: int, x1: int) -> None:
     """After ``ctx.occ`` changed in columns x0..x1 only: redo the occupancy bands there."""
     assert ctx.band_occ is not None and ctx.occ3 is not None
-    half = max(2, int(round(0.18 * ctx.d)))
+    half = _band_half(ctx)
     w = ctx.occ.shape[1]
     a, b = max(0, x0 - 2 * half - 2), min(w, x1 + 2 * half + 2)
     strip = ctx.occ[:, a:b].astype(np.float32, copy=False)
@@ -379,7 +386,7 @@ def _refresh_bands(ctx: _Ctx, x0: int, x1: int) -> None:
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
-    half = max(2, int(round(0.18 * ctx.d)))
+    half = _band_half(ctx)
     c = int(round(centre_x))
     return slice(max(0, c - half), c + half + 1)
 
@@ -457,7 +464,7 @@ def _cut_at_dice(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: 
     """A run ending against a die beside the point's axis ends where the die's body begins (the
     die's edge and shadow reach into the band the mask leaves)."""
     reach = ctx.config.die_reach * ctx.d
-    band = 0.18 * ctx.d
+    band = BAND_HALF * ctx.d
     r0 = rows.start or 0
     r1 = rows.stop if rows.stop is not None else ctx.occ.shape[0]
     for dx, dy in ctx.dice_xy:
@@ -473,28 +480,26 @@ def _cut_at_dice(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: 
     return end
 
 
-def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
-    """Occupancy 0.4 diameters either side of the axis: it dips between checkers that touch or
-    stand apart (the board shows between two circles there), not in a tight overlapping stack."""
+def _side_min(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, offset: float) -> np.ndarray:
+    """Per row, the lesser occupancy ``offset`` diameters either side of the axis (3-px means)."""
     w = ctx.occ.shape[1]
-    off = 0.4 * ctx.d
-    a = int(_clamp(round(centre_x - off), 1, w - 2))
-    b = int(_clamp(round(centre_x + off), 1, w - 2))
+    a = int(_clamp(round(centre_x - offset * ctx.d), 1, w - 2))
+    b = int(_clamp(round(centre_x + offset * ctx.d), 1, w - 2))
     occ3 = _bands(ctx)[3]
     side = np.minimum(occ3[rows, a], occ3[rows, b])
     return side[::-1] if reverse else side
 
 
+def _side_profile(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> np.ndarray:
+    """Occupancy 0.4 diameters either side of the axis: it dips between checkers that touch or
+    stand apart (the board shows between two circles there), not in a tight overlapping stack."""
+    return _side_min(ctx, centre_x, rows, reverse, 0.4)
+
+
 def _breadth(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int, end: int) -> float:
     """Share of a run's rows occupied a quarter diameter either side of the axis: near 1 for
     checkers, low for a thin streak (a point's edge seen a pixel off, a seam)."""
-    w = ctx.occ.shape[1]
-    a = int(_clamp(round(centre_x - 0.25 * ctx.d), 1, w - 2))
-    b = int(_clamp(round(centre_x + 0.25 * ctx.d), 1, w - 2))
-    side = np.minimum(ctx.occ[rows, a - 1 : a + 2].mean(axis=1), ctx.occ[rows, b - 1 : b + 2].mean(axis=1))
-    if reverse:
-        side = side[::-1]
-    seg = side[start:end]
+    seg = _side_min(ctx, centre_x, rows, reverse, 0.25)[start:end]
     return float((seg > ctx.config.occupancy_threshold).mean()) if seg.size else 0.0
 
 

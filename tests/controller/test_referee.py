@@ -94,15 +94,21 @@ def test_opening_roll_then_a_legal_play_is_journaled_before_it_is_announced(tabl
     assert isinstance(signals.journal.records[signals.journal_sizes[index] - 1].event, match.Play)
 
 
-def test_an_illegal_play_is_flagged_with_its_points_then_corrected(table: tuple[Referee, Recorder]) -> None:
-    referee, signals = table
-    start_game(referee, 3, 1)
+def _thirteen_to_nine_and_eleven() -> Position:
+    """The opening position after 13/9 13/11 (a 4-2 play; with 3-1 it cannot be reached)."""
     start = starting_position()
     mover = list(start.mover)
     mover[12] -= 2
     mover[8] += 1
-    mover[10] += 1  # 13/9 13/11 with 3-1: not possible
-    wrong = Position(tuple(mover), start.opponent)
+    mover[10] += 1
+    return Position(tuple(mover), start.opponent)
+
+
+def test_an_illegal_play_is_flagged_with_its_points_then_corrected(table: tuple[Referee, Recorder]) -> None:
+    referee, signals = table
+    start_game(referee, 3, 1)
+    start = starting_position()
+    wrong = _thirteen_to_nine_and_eleven()  # not possible with 3-1
     referee.observe(obs(wrong))
     assert "illegal" not in signals.kinds()  # one reading is not enough to cry foul
     referee.observe(obs(wrong))
@@ -364,11 +370,7 @@ def test_a_person_can_override_an_alert_caused_by_a_misreading(table: tuple[Refe
     referee, signals = table
     start_game(referee, 3, 1)
     start = starting_position()
-    mover = list(start.mover)
-    mover[12] -= 2
-    mover[8] += 1
-    mover[10] += 1  # what the camera (wrongly) read
-    misread = Position(tuple(mover), start.opponent)
+    misread = _thirteen_to_nine_and_eleven()  # what the camera (wrongly) read
     referee.observe(obs(misread))
     referee.observe(obs(misread))
     assert referee.mode == ILLEGAL
