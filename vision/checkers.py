@@ -748,6 +748,30 @@ def _band_rows(ctx: _Ctx, image: np.ndarray, centre_x: float, rows: slice, rever
     return band[::-1] if reverse else band
 
 
+def _trim_bar_run(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end: int,
+                  hidden: np.ndarray) -> tuple[int, int]:
+    """Shorten a run on the bar by its rows that look like the empty bar there (shading allowed):
+    the occupancy profile is smooth, so a run overshoots its stack by a fraction of a checker at
+    each end, and on the bar no board edge anchors it.  A row counts as bare bar only if it is
+    clearly nearer the empty bar than either checker colour (a brown checker on a brown bar is
+    never trimmed)."""
+    limit = ctx.config.bar_trim_delta
+
+    def bare(i: int) -> bool:
+        if hidden[i]:
+            return False
+        colour = _median_rows(lab[i])
+        to_bar = _shaded_distance(colour, _median_rows(bg[i]))
+        nearest = min(_shaded_distance(colour, ctx.light), _shaded_distance(colour, ctx.dark))
+        return to_bar <= limit and to_bar < 0.5 * nearest
+
+    while end - start > 1 and bare(start):
+        start += 1
+    while end - start > 1 and bare(end - 1):
+        end -= 1
+    return start, end
+
+
 def _trim_board_slots(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end: int, colours: list[int],
                       unknown: np.ndarray, under: np.ndarray | None = None) -> tuple[list[int], int]:
     """Drop slots from the top of a stack that look like the empty board there rather than like
@@ -893,7 +917,12 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         gain_profile = ctx.gain[rows, c][::-1] if reverse else ctx.gain[rows, c]
     if from_base and ctx.dice_xy:
         runs = [(a, _cut_at_dice(ctx, centre_x, rows, reverse, a, b)) for a, b in runs]
+    bar_bg = None
+    if not from_base and ctx.bg_lab is not None:
+        bar_bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse)
     for start, end in runs:
+        if bar_bg is not None:
+            start, end = _trim_bar_run(ctx, lab, bar_bg, start, end, hidden)
         if not from_base and end - start < ctx.config.bar_min_run * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
         if float(np.nan_to_num(edge[start:end]).max(initial=0.0)) < ctx.config.rim_min:
@@ -902,7 +931,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
             seen = int(((occ[start:end] > ctx.config.occupancy_threshold) & ~unknown[start:end]).sum())
             if seen < ctx.config.die_fringe * ctx.d:
                 continue  # all it shows beside a die is the die's own fringe and shadow
-        n, conf = _count_run(ctx, start, end - (0 if from_base else int(ctx.config.bar_shadow * ctx.d)), edge, side)
+        n, conf = _count_run(ctx, start, end, edge, side)
         if n == 0:
             continue
         if from_base and (end - start) <= 4.45 * ctx.d:

@@ -25,14 +25,17 @@ class VisionConfig:
     hand_luma_threshold: float = 24.0  # per cent lightness change (after global gain) that means the same
     hand_min_outside: float = 0.001  # share of the gate image an occluder covers outside the surface
     hand_min_inside: float = 0.005  # share of the surface an occluder covers inside it
-    hand_min_outside_large: float = 0.0003  # ...or this little outside when it covers much inside:
-    hand_min_inside_large: float = 0.04  # this share of the surface
+    hand_min_outside_large: float = 0.00015  # ...or this little outside (3 gate px) when it covers much inside:
+    hand_min_inside_large: float = 0.025  # this share of the surface (about four checkers)
     hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
     # An occluder's outside part reaches this far beyond the surface edge (board units) or the image
     # border, on at least `hand_min_far` gate px: an arm comes from afar, a die that fell off the
     # surface lies within ~0.05 of it
     hand_far_margin: float = 0.1
     hand_min_far: int = 1
+    # ...unless its outside part is broader than anything a die by the rim shows (an arm whose far
+    # part matches the floor or table around the board)
+    hand_min_outside_broad: float = 0.0017
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker
@@ -49,7 +52,7 @@ class VisionConfig:
     colour_separation: float = 8.0  # Lab: board colours this near a checker colour skip that test
     colour_min_change: float = 10.0  # Lab units of change below which the colour test is damped  # colour distance (Lab units) that scores as fully occupied
     bar_min_run: float = 0.8  # checker diameters: a shorter occupied stretch on the bar is glare or a shadow
-    bar_shadow: float = 0.2  # checker diameters of a bar run taken for the checkers' shadow on the bar when counting
+    bar_trim_delta: float = 12.0  # Lab distance (lightness at half weight) within which a bar row is bare bar
     bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
     rim_min: float = 2.5  # Lab L per px: a run with no step this sharp has no checker rim (glare, shadow)
     beside_die_offsets: tuple[float, ...] = (0.36, 0.41, 0.46)  # checker diameters off the axis where a checker under a die shows

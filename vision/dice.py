@@ -22,7 +22,9 @@ Method (classical, no learning; every threshold in `DiceConfig`, every stage tim
    twos unlike the frame's other dice (pip size, contrast, face brightness) and dice of the
    minority pip polarity are dropped (labels, keyboards, side-face remnants).  A top face whose
    shape departs from the board plane (or without a board, clearly from the other dice) is
-   *cocked*.
+   *cocked*, as is one with a large side face beside it: its pips (`_side_pips`) or, with the
+   empty board, a band of the die's shaded colour just outside one edge of the top face
+   (`_side_band`).
 4. **Validity** (`roll_validity`): RULES.md §1.6 with the board geometry.
 
 With a board (`vision.calibration.BoardGeometry`) the search keeps to the playing surface and a
@@ -89,6 +91,7 @@ class DiceConfig:
     pip_area_ratio: float = 1.9  # largest/smallest pip area on one face
     shape_tolerance: float = 0.35  # allowed difference of normalised pip ellipses on one face
     face_tolerance: float = 0.12  # allowed relative difference of the face brightness around pips
+    member_face_factor: float = 2.0  # ... times this for the pips between two that propose a face
     offset_min: float = 1.6  # pip spacing unit (corner pip to centre, per axis) in pip radii
     offset_max: float = 4.5
     one_unit: float = 2.3  # assumed spacing unit (pip radii) around a lone pip
@@ -166,6 +169,39 @@ class DiceConfig:
     side_pip_max_size: float = 1.5
     side_pip_min_round: float = 0.4
     side_pip_min_contrast: float = 0.4
+    # With a board and the empty board, the side face itself (`_side_band`), pips or not: a die
+    # leaning 22-35 degrees shows a side face sin(tilt) = 0.37-0.57 of an edge wide beyond one edge
+    # of its top face (whose own half-width shrinks to cos(tilt)/2 = 0.41-0.46 edge), of the die's
+    # colour, shaded; a flat die shows at most a sliver (~0.14 edge) of it.  Looked at in camera
+    # pixels, in a strip `side_band_near` die edges out from the top face's centre beyond each of
+    # its four edges (the edges' direction from the image gradients around the face, which a one
+    # also has), `side_band_half` edges either side of the edge's middle.
+    side_band_blur: float = 1.0  # px: smoothing before the colour tests (sensor noise, JPEG)
+    side_band_face_r: float = 0.32  # die edges: the top face's colour is sampled within this radius ...
+    side_band_face_tol: float = 0.35  # ... from pixels within this share of the pip contrast of its grey level
+    # die material: a colour proportional to the top face's (same paint, less light), off by at most
+    # `side_band_chroma_abs` + `side_band_chroma_rel` of its brightness, at `side_band_min_shade` ..
+    # `side_band_max_shade` of the top's brightness (a side face is turned from the light; glare up to
+    # `side_band_max_glare` still counts as die when telling where the die ends) ...
+    side_band_chroma_abs: float = 6.0
+    side_band_chroma_rel: float = 0.12
+    side_band_min_shade: float = 0.3
+    side_band_max_shade: float = 0.95
+    side_band_max_glare: float = 1.5
+    # ... where the frame differs from the empty board (after the frame's overall gain) by
+    # `side_band_change_abs` grey levels and `side_band_change_rel` of the board's brightness
+    side_band_change_abs: float = 15.0
+    side_band_change_rel: float = 0.15
+    side_band_ring: tuple[float, float] = (0.3, 0.65)  # die edges: the gradients giving the edges' direction
+    side_band_near: tuple[float, float] = (0.64, 0.78)  # die edges from the centre: inside a leaning die's side face
+    side_band_half: float = 0.3
+    side_band_min: float = 0.55  # share of that strip that is side face for the die to be cocked ...
+    # ... when the die ends beyond it: of a strip `side_band_far` edges out, at most `side_band_max_beyond`
+    # is changed die material and at most `side_band_max_colour` has the die's colour at all (else
+    # the die merges with a checker, point or board of its colour: no verdict)
+    side_band_far: tuple[float, float] = (1.1, 1.25)
+    side_band_max_beyond: float = 0.5
+    side_band_max_colour: float = 0.7
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -690,8 +726,9 @@ class _PipArrays:
         )
 
 
-def _compatible(pa: _PipArrays, cfg: DiceConfig) -> np.ndarray:
-    """(N, N) bool: pips i and j could lie on one face (same polarity, similar size and shape)."""
+def _compatible(pa: _PipArrays, cfg: DiceConfig, face_tolerance: float | None = None) -> np.ndarray:
+    """(N, N) bool: pips i and j could lie on one face (same polarity, similar size and shape, face
+    brightness around them within `face_tolerance`, by default the config's)."""
     a = pa.area
     ratio = np.maximum(a[:, None], a[None, :]) / np.maximum(np.minimum(a[:, None], a[None, :]), 1e-6)
     ds = pa.shape[:, None, :] - pa.shape[None, :, :]
@@ -704,7 +741,7 @@ def _compatible(pa: _PipArrays, cfg: DiceConfig) -> np.ndarray:
     bright = np.where(pa.dark, fa, fa + pa.contrast)
     frel = np.abs(fa[:, None] - fa[None, :]) / np.maximum(np.maximum(bright[:, None], bright[None, :]), 1.0)
     ok = (ratio <= cfg.pip_area_ratio) & (sdiff <= tol) & (pa.dark[:, None] == pa.dark[None, :])
-    ok &= frel <= cfg.face_tolerance
+    ok &= frel <= (cfg.face_tolerance if face_tolerance is None else face_tolerance)
     np.fill_diagonal(ok, False)
     return ok
 
@@ -735,6 +772,9 @@ def find_faces(pips: list[Pip], gray: np.ndarray, cfg: DiceConfig | None = None)
         return []
     pa = _PipArrays.of(pips)
     comp = _compatible(pa, cfg)
+    # the pips between a proposing pair: the face measured around a six's middle pips takes in the
+    # halo of its neighbours, so they are held to a looser face tolerance
+    member = _compatible(pa, cfg, cfg.face_tolerance * cfg.member_face_factor)
     faces: dict[frozenset[int], Face] = {}
     diag = 2.0 * math.sqrt(2.0)
     rot45 = np.array([[1.0, -1.0], [1.0, 1.0]]) / math.sqrt(2.0)
@@ -756,7 +796,7 @@ def find_faces(pips: list[Pip], gray: np.ndarray, cfg: DiceConfig | None = None)
             to_diag = np.array([[ca, sa], [-sa, ca]])  # rotate so the diagonal lies on +x
             m = (rot45 @ to_diag @ rect) / unit
             # candidates: i, j, and pips compatible with both
-            cand: np.ndarray = np.concatenate((np.array([i, j]), np.nonzero(comp[i] & comp[j])[0]))
+            cand: np.ndarray = np.concatenate((np.array([i, j]), np.nonzero(member[i] & member[j])[0]))
             lat = (pa.xy[cand] - centre) @ m.T
             near = np.hypot(lat[:, 0], lat[:, 1]) <= cfg.closed_radius
             lat_n = lat[near]
@@ -1243,6 +1283,111 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
     return len(reach) >= cfg.side_pip_count and max(reach) >= cfg.side_pip_reach
 
 
+# die edges: where `_side_band` samples the frame's gain against the empty board (a ring of
+# 48 points at 1.35, 1.6 and 1.85 edges, outside the die and its side face), and how far it looks
+_SIDE_BAND_GAIN_RING = np.concatenate([
+    rad * np.stack([np.cos(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)),
+                    np.sin(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False))], axis=1)
+    for rad in (1.35, 1.6, 1.85)])
+_SIDE_BAND_REACH = 1.9
+
+
+def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: Any, scale: float,
+               offset: tuple[float, float], cfg: DiceConfig) -> bool:
+    """With a board and the empty board (`empty_gray`, camera px): a large side face lies beside
+    one edge of top face `top` (`side_band_*`), whether or not its pips were found.  Measured in a
+    strip just outside each edge of the top face rather than on the die's whole silhouette, which
+    merges with a checker it leans on; no verdict where the die cannot be told from what lies
+    beyond the strip (a checker, point or board of the die's colour)."""
+    if image_bgr.ndim != 3:
+        return False
+    cx, cy = top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1]
+    edge = float(board.die_size_px((cx, cy)))
+    reach = _SIDE_BAND_REACH * edge
+    r = int(math.ceil(reach)) + 3
+    h, w = image_bgr.shape[:2]
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    x1, y1 = min(w, int(cx) + r + 1), min(h, int(cy) + r + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return False
+    patch, empty = image_bgr[y0:y1, x0:x1], empty_gray[y0:y1, x0:x1]
+    if cfg.side_band_blur > 0:
+        patch = cv2.GaussianBlur(patch, (0, 0), cfg.side_band_blur)
+        empty = cv2.GaussianBlur(empty, (0, 0), cfg.side_band_blur)
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    px, py = cx - x0, cy - y0
+    ph, pw = gray.shape
+
+    def at(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pixel indices of points `xy` (n x 2, patch px) and which of them lie in the patch."""
+        ix, iy = np.round(xy[:, 0]).astype(np.intp), np.round(xy[:, 1]).astype(np.intp)
+        ok = (ix >= 0) & (ix < pw) & (iy >= 0) & (iy < ph)
+        return np.stack([iy[ok], ix[ok]]), ok
+
+    # the top face's colour: face pixels (not pips) near its centre
+    fr = int(math.ceil(cfg.side_band_face_r * edge))
+    fx0, fy0 = max(0, int(px) - fr), max(0, int(py) - fr)
+    sub_c = patch[fy0:int(py) + fr + 1, fx0:int(px) + fr + 1].reshape(-1, 3).astype(np.float32)
+    sub_g = gray[fy0:int(py) + fr + 1, fx0:int(px) + fr + 1].astype(np.float32)
+    yy, xx = np.mgrid[fy0:fy0 + sub_g.shape[0], fx0:fx0 + sub_g.shape[1]]
+    face = ((np.hypot(xx - px, yy - py) <= cfg.side_band_face_r * edge)
+            & (np.abs(sub_g - top.brightness) <= cfg.side_band_face_tol * top.extra["contrast"])).ravel()
+    if face.sum() < 5:
+        return False
+    ref = np.median(sub_c[face], axis=0)
+    norm2 = float(ref @ ref)
+    if norm2 < 1.0:
+        return False
+    # the frame's gain against the empty board, from a ring well outside the die
+    ring_pts = np.array([px, py]) + _SIDE_BAND_GAIN_RING * edge
+    (iy, ix), _ = at(ring_pts)
+    fg, eg = gray[iy, ix].astype(np.float32), empty[iy, ix].astype(np.float32)
+    keep = eg > 5
+    gain = float(np.median(fg[keep] / eg[keep])) if keep.sum() >= 20 else 1.0
+
+    # the top face's edges' direction: gradient angles (mod 90 degrees) around its rim
+    rr = int(math.ceil(cfg.side_band_ring[1] * edge)) + 2
+    gx0, gy0 = max(0, int(px) - rr), max(0, int(py) - rr)
+    g = gray[gy0:int(py) + rr + 1, gx0:int(px) + rr + 1]
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    yy, xx = np.mgrid[gy0:gy0 + g.shape[0], gx0:gx0 + g.shape[1]]
+    d = np.hypot(xx - px, yy - py) / edge
+    ring = (d >= cfg.side_band_ring[0]) & (d <= cfg.side_band_ring[1])
+    mag = (gx * gx + gy * gy)[ring]
+    alpha = float(np.angle((mag * np.exp(4j * np.arctan2(gy[ring], gx[ring]))).sum())) / 4.0
+    # sample strips beside the four edges: near (inside a leaning die's side face) and far (beyond it)
+    along = np.linspace(-cfg.side_band_half, cfg.side_band_half, 9)
+    spans = np.stack([np.linspace(*cfg.side_band_near, 4), np.linspace(*cfg.side_band_far, 4)])  # 2 x 4
+    angles = alpha + np.arange(4) * (math.pi / 2.0)
+    nx, ny = np.cos(angles)[:, None, None, None], np.sin(angles)[:, None, None, None]
+    out, side = spans[None, :, :, None], along[None, None, None, :]
+    sx = (px + edge * (nx * out - ny * side)).ravel()
+    sy = (py + edge * (ny * out + nx * side)).ravel()
+    ix, iy = np.round(sx).astype(np.intp), np.round(sy).astype(np.intp)
+    inside = (ix >= 0) & (ix < pw) & (iy >= 0) & (iy < ph)
+    ix, iy = np.clip(ix, 0, pw - 1), np.clip(iy, 0, ph - 1)
+    col = patch[iy, ix].astype(np.float32)
+    shade = (col @ ref) / norm2  # brightness as a share of the top face's, along its colour
+    off = np.linalg.norm(col - shade[:, None] * ref[None, :], axis=1)
+    die_colour = ((off <= cfg.side_band_chroma_abs + cfg.side_band_chroma_rel * shade * math.sqrt(norm2))
+                  & (shade >= cfg.side_band_min_shade) & (shade <= cfg.side_band_max_glare))
+    e_ = gain * empty[iy, ix].astype(np.float32)
+    changed = np.abs(gray[iy, ix].astype(np.float32) - e_) > np.maximum(
+        cfg.side_band_change_abs, cfg.side_band_change_rel * e_)
+    shape = (4, 2, spans.shape[1] * along.size)
+    inside_, n_in = inside.reshape(shape), np.maximum(inside.reshape(shape).sum(axis=2), 1)
+
+    def share(m: np.ndarray) -> np.ndarray:  # per edge and strip, over the points inside the image
+        return (m.reshape(shape) & inside_).sum(axis=2) / n_in
+
+    seen = inside_.mean(axis=2) >= 0.7
+    near = share(die_colour & changed & (shade <= cfg.side_band_max_shade))[:, 0]
+    beyond, tint = share(die_colour & changed)[:, 1], share(die_colour)[:, 1]
+    return bool(np.any(seen.all(axis=1) & (near >= cfg.side_band_min) & (beyond <= cfg.side_band_max_beyond)
+                       & (tint <= cfg.side_band_max_colour)))
+
+
 def read_dice_timed(
     image_bgr: np.ndarray, config: DiceConfig | None = None, board: Any = None, *,
     background: BoardBackground | np.ndarray | None = None,
@@ -1362,6 +1507,9 @@ def read_dice_timed(
     if board is not None:
         cocked = [c or _side_pips(t, dice, all_pips, board, scale, offset, cfg)
                   for c, (t, _) in zip(cocked, dice, strict=True)]
+        if isinstance(background, BoardBackground) and background.gray.shape[:2] == (h, w):
+            cocked = [c or _side_band(image_bgr, background.gray, t, board, scale, offset, cfg)
+                      for c, (t, _) in zip(cocked, dice, strict=True)]
     outlined = [True] * len(dice)
     if board is not None:
         outlined = [t.value > 1 or _outlined(g_roi, t, board, scale, offset, cfg) for t, _ in dice]
@@ -1535,9 +1683,8 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
         rects = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
         bw, bh_ = rects[:, 2], rects[:, 3]
         ok = (bw <= max_d) & (bh_ <= max_d)
-        if dark not in merged:  # the base level: remember blobs too big for a pip but not for a die
-            merged[dark] = rects[~ok & (bw <= 1.2 * die_px) & (bh_ <= 1.2 * die_px)]
-        else:  # higher levels only look inside those
+        base = dark not in merged
+        if not base:  # higher levels only look inside the base level's die-sized blobs
             centre = rects[:, :2] + rects[:, 2:] / 2.0
             mb = merged[dark]
             inside = ((centre[:, None, 0] >= mb[None, :, 0]) & (centre[:, None, 0] <= mb[None, :, 0] + mb[None, :, 2])
@@ -1550,6 +1697,9 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
         ok &= area >= 2
         # compact like a pip, not a sliver (the gaps between stacked checkers)
         ok &= (area >= cfg.window_fill * bw * bh_) & (np.maximum(bw, bh_) <= cfg.window_aspect * np.minimum(bw, bh_) + 1)
+        if base:  # remember blobs that are no pip but may be a die's pips blurred together (too big
+            # for a pip, or too sparse: a six's columns seen diagonally)
+            merged[dark] = rects[~ok & (bw <= 1.2 * die_px) & (bh_ <= 1.2 * die_px)]
         pts = (rects[ok, :2] + (rects[ok, 2:] - 1) / 2.0).astype(np.float64)
         if len(pts):
             # a pip (or a die's pips blurred into one blob) sits on a plain face: a ring around it

@@ -3,8 +3,8 @@
 It runs on every camera frame, so it works on a small downscaled copy (``config.gate_width`` px
 wide) and costs a few milliseconds.  A hand or arm reaches the playing surface from outside it,
 so an occluder is a region that differs from the reference frame both *outside* the surface
-(crossing the board's rim, and reaching beyond ``hand_far_margin`` or the image border) and *inside*
-it; checkers and dice never cross the rim (a die that fell off lies next to it).  A frame with
+(crossing the board's rim, and reaching beyond ``hand_far_margin`` or the image border, or covering
+more of the rim than a die can) and *inside* it; checkers and dice never cross the rim (a die that fell off lies next to it).  A frame with
 an occluder is never read; "settled" means no motion and no occluder for ``settle_seconds``.
 """
 
@@ -102,7 +102,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     far_ids = np.bincount(labels[model.far & on], minlength=count)
     for k in range(1, count):
-        if far_ids[k] < config.hand_min_far:
+        if far_ids[k] < config.hand_min_far and out_ids[k] < config.hand_min_outside_broad * total:
             continue
         if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
             return True

@@ -78,3 +78,22 @@ def test_a_die_off_the_surface_is_no_hand(small_dataset: Path) -> None:
     a = geo.to_image([0.82, 1.0])
     cv2.rectangle(arm, (int(a[0]) - 15, int(a[1])), (int(a[0]) + 15, arm.shape[0] - 1), (90, 140, 200), -1)
     assert gate.occluded(arm)
+
+
+def test_an_arm_that_matches_the_floor_is_still_a_hand(small_dataset: Path) -> None:
+    """An arm whose far part has the floor's colour shows only where it crosses the rim and the
+    surface: that broad band across the rim is an arm, not a die that fell off."""
+    import cv2
+
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    geo = calib.geometry
+    frame = calib.reference_frame.copy()
+    h, w = frame.shape[:2]
+    arm = np.zeros((h, w), np.uint8)
+    a, b = geo.to_image([0.22, 0.5]), geo.to_image([-0.6, 0.5])  # from the left, over the rim
+    half = int(0.07 * np.linalg.norm(geo.to_image([1.0, 0.5]) - geo.to_image([0.0, 0.5])))
+    cv2.line(arm, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, 2 * half)
+    rim = geo.surface_mask((h, w), grow=0.08) > 0  # further out the arm matches the floor
+    frame[(arm > 0) & rim] = (95, 135, 190)
+    assert Gate(calib).occluded(frame)
