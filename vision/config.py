@@ -15,6 +15,11 @@ class VisionConfig:
     canonical_width: int = 576  # px across the playing surface after the homography
     # --- physical proportions used when a reference frame cannot tell us better -------------
     bar_fraction: float = 0.0909  # bar width / surface width
+    # The board's proportions: from its sides in the picture, unless a pinhole camera of this
+    # horizontal field of view (Camera Module 2) says they differ by more than `oblique_margin`
+    # (the camera looks at the board obliquely and its far half is foreshortened)
+    camera_hfov_deg: float = 62.0
+    oblique_margin: float = 0.03
     checker_fraction: float = 0.0705  # checker diameter / surface width
     # --- gate ---------------------------------------------------------------------------------
     gate_width: int = 160  # px: frames are downscaled to this width for the gate
