@@ -94,7 +94,8 @@ class BoardGeometry:
     def from_corners(
         cls, corners: Any, image_size: tuple[int, int], config: VisionConfig | None = None
     ) -> BoardGeometry:
-        """Geometry from four corners (TL, TR, BR, BL of the board), proportions guessed."""
+        """Geometry from four corners (TL, TR, BR, BL of the board); proportions from their sides,
+        or from `plane_aspect` when the view is oblique."""
         config = config or VisionConfig()
         pts = _as_points(corners)
         if pts.shape != (4, 2):

@@ -94,7 +94,8 @@ def test_pages_load_without_console_errors(live_server: LiveServer, tab: Page) -
         tab.open(live_server.url + path)
     tab.page.goto(live_server.url + "/")
     tab.page.wait_for_selector("#conn[data-state=live]")
-    wait_until(tab.page, "document.querySelectorAll('#log li').length >= 3")
+    # the log is replayed over the event stream; a cold browser on a busy CI machine can take a while
+    wait_until(tab.page, "document.querySelectorAll('#log li').length >= 3", timeout=30.0)
     tab.shot("live-board")
     assert tab.errors == []
 
