@@ -61,7 +61,7 @@ class VisionConfig:
     bar_colour_limit: float = 35.0  # Lab distance from both checker colours: not a checker on the bar
     rim_min: float = 2.5  # Lab L per px: a run with no step this sharp has no checker rim (glare, shadow)
     beside_die_offsets: tuple[float, ...] = (0.36, 0.41, 0.46)  # checker diameters off the axis where a checker under a die shows
-    under_slot: float = 0.4  # share of a top slot over which a checker shows beside a die: the slot is kept
+    under_slot: float = 0.2  # share of a top slot over which a checker shows beside a die: the slot is kept
     hidden_slot: float = 0.6  # share of a checker slot under a die beyond which its colour does not vote
     max_stack: int = 15
     base_reach: float = 1.1  # checker diameters: a long run starting this near the board edge starts at it

@@ -523,6 +523,45 @@ def _hand_over_surface(hand: HandSpec) -> bool:
 
 
 # --- scene generation ------------------------------------------------------------------------
+def camera_corners(aspect: float, height_px: float, offset: tuple[float, float], *, tilt_deg: float,
+                   roll_deg: float, hfov_deg: float) -> np.ndarray:
+    """Image corners (TL, TR, BR, BL) of a board `aspect` high per unit wide, photographed by a
+    pinhole camera (square pixels, principal point at the image centre, `hfov_deg` wide) from
+    `tilt_deg` off vertical beyond the board's near (bottom) edge and turned `roll_deg` about its
+    axis; it aims so that the board is about `height_px` tall, its centre `offset` px from the
+    image centre.  (A real camera that sees the far edge shorter also sees the board shorter.)"""
+    w, h = IMAGE_SIZE
+    f = w / 2 / math.tan(math.radians(hfov_deg) / 2)
+    k = np.array([[f, 0.0, w / 2], [0.0, f, h / 2], [0.0, 0.0, 1.0]])
+    plane = np.array([[0, 0, 0], [1, 0, 0], [1, aspect, 0], [0, aspect, 0]], np.float64)
+    t = math.radians(tilt_deg)
+    back = np.array([0.0, math.sin(t), math.cos(t)])
+
+    def project(target: np.ndarray, dist: float) -> np.ndarray:
+        eye = target + dist * back
+        z = (target - eye) / np.linalg.norm(target - eye)
+        y = np.cross(z, [1.0, 0.0, 0.0])
+        y /= np.linalg.norm(y)
+        x = np.cross(y, z)
+        rot = np.stack([x, -y, z])
+        cam = (k @ (rot @ (plane - eye).T)).T
+        return cam[:, :2] / cam[:, 2:]
+
+    centre = np.array([0.5, aspect / 2, 0.0])
+    dist = f * aspect / height_px
+    for _ in range(3):  # the board's height in the picture shrinks in proportion to the distance
+        pts = project(centre, dist)
+        dist *= float(np.mean(pts[2:, 1]) - np.mean(pts[:2, 1])) / height_px
+    # aim a little off the board's centre so that it lies `offset` px off the image centre
+    pts = project(centre, dist)
+    px_per_unit = float(np.linalg.norm(pts[1] - pts[0]))
+    target = centre - np.array([offset[0], offset[1] / math.cos(t), 0.0]) / px_per_unit
+    pts = project(target, dist)
+    r = math.radians(roll_deg)
+    rotm = np.array([[math.cos(r), -math.sin(r)], [math.sin(r), math.cos(r)]])
+    return (pts - [w / 2, h / 2]) @ rotm.T + [w / 2, h / 2]
+
+
 def random_setup(rng: np.random.Generator, style: str | None = None, checkers: str | None = None) -> BoardSetup:
     style = style or str(rng.choice(list(BOARD_STYLES)))
     checkers = checkers or str(rng.choice(list(CHECKER_PAIRS)))
@@ -531,19 +570,13 @@ def random_setup(rng: np.random.Generator, style: str | None = None, checkers: s
     markers = bool(rng.random() < 0.3)
     # With markers on the frame, keep the whole frame in view.
     height = rng.uniform(0.72, 0.78) * h if markers else rng.uniform(0.8, 0.9) * h
-    width = height / aspect
-    cx, cy = w / 2 + rng.uniform(-60, 60), h / 2 + rng.uniform(-15, 15)
-    keystone = rng.uniform(0.0, 0.08) * width  # far (top) edge shorter: camera tilted
-    rot = math.radians(rng.uniform(-3, 3))
-    base = np.array([
-        [-width / 2 + keystone / 2, -height / 2],
-        [width / 2 - keystone / 2, -height / 2],
-        [width / 2, height / 2],
-        [-width / 2, height / 2],
-    ])
-    base += rng.normal(0, 4, base.shape)
-    rotm = np.array([[math.cos(rot), -math.sin(rot)], [math.sin(rot), math.cos(rot)]])
-    corners = base @ rotm.T + [cx, cy]
+    offset = (rng.uniform(-60, 60), rng.uniform(-15, 15))
+    camera = {"tilt_deg": float(rng.uniform(0.0, 20.0)), "roll_deg": float(rng.uniform(-3, 3)),
+              "hfov_deg": float(rng.uniform(55.0, 72.0))}
+    corners = camera_corners(aspect, height, offset, **camera)
+    while not ((corners >= 2) & (corners <= [w - 3, h - 3])).all():  # the whole board in view
+        height *= 0.97
+        corners = camera_corners(aspect, height, offset, **camera)
     wb = (float(rng.uniform(0.85, 1.1)), 1.0, float(rng.uniform(0.85, 1.15)))
     return BoardSetup(
         style=style,
