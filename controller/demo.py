@@ -237,6 +237,9 @@ def demo_setup(variant: str, seed: int) -> tuple[rnd.BoardSetup, str]:
     setup.noise = 1.5
     setup.jpeg = 92
     setup.dice_style = "ivory"
+    # the appliance's camera hangs over the board's centre, looking straight down
+    setup.corners = rnd.camera_corners(setup.board.aspect, 0.74 * rnd.IMAGE_SIZE[1], (0.0, 0.0), tilt_deg=0.0,
+                                       roll_deg=0.0, hfov_deg=62.0)
     orientation = "bottom-right" if variant == "backgammon" else "top-left"
     return setup, orientation
 

@@ -169,6 +169,7 @@ class DiceConfig:
     side_pip_max_size: float = 1.5
     side_pip_min_round: float = 0.4
     side_pip_min_contrast: float = 0.4
+    side_pip_static: float = 0.25  # ... and, with the empty board, it and its ring differ from the board there
     # With a board and the empty board, the side face itself (`_side_band`), pips or not: a die
     # leaning 22-35 degrees shows a side face sin(tilt) = 0.37-0.57 of an edge wide beyond one edge
     # of its top face (whose own half-width shrinks to cos(tilt)/2 = 0.41-0.46 edge), of the die's
@@ -1253,12 +1254,16 @@ def _beyond_edge(s: Face, t: Face, board: Any, scale: float, offset: tuple[float
 
 
 def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, Pip], board: Any,
-               scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
+               scale: float, offset: tuple[float, float], cfg: DiceConfig,
+               grays: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
     """With a board: whole pips of a large side face lie just outside the top face (`side_pip_*`).
     A die leaning 20-45 degrees shows a side face sin(tilt) = 0.35-0.7 of an edge wide, whose pips
     (of the top's polarity) are about as big as the top face's along the edge and foreshortened
     across it; they need not pair into a face (small, faint, differently shaped).  A flat die
-    shows at most a sliver of side face: cut, tiny pips hugging the top face's edge."""
+    shows at most a sliver of side face: cut, tiny pips hugging the top face's edge.  With the
+    empty board (`grays`: the frame's and the empty board's grey over the search region, in the
+    region's px), a "pip" that looks as on the empty board is the board's own mark (the tip of a
+    point beside the die), not a side face's."""
     try:
         xy = (top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1])
         edge = float(board.die_size_px(xy)) * scale
@@ -1276,11 +1281,31 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
         tr, disc = (cxx + cyy) / 2, math.sqrt(max((cxx - cyy) ** 2 / 4 + cxy * cxy, 0.0))
         major, minor = tr + disc, max(tr - disc, 0.0)
         size = 2.0 * math.sqrt(max(major, 1e-9)) / max(top.extra["r"], 1e-6)  # long-axis radius vs the top's pips
-        if (cfg.side_pip_min_size <= size <= cfg.side_pip_max_size
+        if not (cfg.side_pip_min_size <= size <= cfg.side_pip_max_size
                 and math.sqrt(minor / max(major, 1e-9)) >= cfg.side_pip_min_round
                 and p.contrast >= cfg.side_pip_min_contrast * top.extra["contrast"]):
-            reach.append(d)
+            continue
+        if grays is not None and _on_empty_board(p, grays, scale, cfg):
+            continue
+        reach.append(d)
     return len(reach) >= cfg.side_pip_count and max(reach) >= cfg.side_pip_reach
+
+
+def _on_empty_board(p: Pip, grays: tuple[np.ndarray, np.ndarray], scale: float, cfg: DiceConfig) -> bool:
+    """Pip `p` and the ring around it look as on the empty board (the median grey difference over
+    a square of twice the pip's long radius is within `side_pip_static` of its contrast): a mark
+    of the board itself, not a pip on a side face that covers the board there."""
+    frame, empty = grays
+    h, w = frame.shape[:2]
+    x, y = int(round(p.x / scale)), int(round(p.y / scale))
+    cxx, cxy, cyy = p.cov
+    major = (cxx + cyy) / 2 + math.sqrt(max((cxx - cyy) ** 2 / 4 + cxy * cxy, 0.0))
+    r = max(2, int(round(4.0 * math.sqrt(max(major, 1e-9)) / scale)))  # twice the long radius (2 sigma)
+    x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    diff = np.abs(frame[y0:y1, x0:x1].astype(np.float64) - empty[y0:y1, x0:x1].astype(np.float64))
+    return bool(float(np.median(diff)) <= cfg.side_pip_static * p.contrast)
 
 
 # die edges: where `_side_band` samples the frame's gain against the empty board (a ring of
@@ -1505,7 +1530,8 @@ def read_dice_timed(
     dice = _plausible_ones(dice, cfg, shade=board is not None)
     cocked, tilts = _cocked(dice, cfg, board, scale, offset, with_scores=True)  # type: ignore[misc]
     if board is not None:
-        cocked = [c or _side_pips(t, dice, all_pips, board, scale, offset, cfg)
+        grays = (g_roi, bg[0]) if bg is not None else None
+        cocked = [c or _side_pips(t, dice, all_pips, board, scale, offset, cfg, grays)
                   for c, (t, _) in zip(cocked, dice, strict=True)]
         if isinstance(background, BoardBackground) and background.gray.shape[:2] == (h, w):
             cocked = [c or _side_band(image_bgr, background.gray, t, board, scale, offset, cfg)
