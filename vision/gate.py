@@ -3,9 +3,10 @@
 It runs on every camera frame, so it works on a small downscaled copy (``config.gate_width`` px
 wide) and costs a few milliseconds.  A hand or arm reaches the playing surface from outside it,
 so an occluder is a region that differs from the reference frame both *outside* the surface
-(crossing the board's rim, and reaching beyond ``hand_far_margin`` or the image border, or covering
-more of the rim than a die can) and *inside* it; checkers and dice never cross the rim (a die that fell off lies next to it).  A frame with
-an occluder is never read; "settled" means no motion and no occluder for ``settle_seconds``.
+(crossing the board's rim, and reaching beyond ``hand_far_margin`` or the image border, or
+covering more of the rim than a die can) and *inside* it; checkers and dice never cross the rim
+(a die that fell off lies next to it).  A frame with an occluder is never read; "settled" means
+no motion and no occluder for ``settle_seconds``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 from vision.calibration import BoardGeometry, Calibration, calibrate, detect_marker_corners, recheck
 from vision.dataset import calibration_for, load_dataset
-from vision.render import Scene, random_setup, render
+from vision.render import Scene, camera_corners, random_setup, render
 
 CORNERS = [[100, 50], [1100, 60], [1120, 700], [90, 690]]
 
@@ -93,32 +93,13 @@ def test_recheck_notices_a_bumped_board() -> None:
     assert shift is not None and shift > 6
 
 
-def _photographed(aspect: float, tilt_deg: float, hfov_deg: float) -> np.ndarray:
-    """Image corners (TL, TR, BR, BL) of a board `aspect` high per unit wide, seen by a 1280x720
-    pinhole camera looking at its centre from `tilt_deg` off vertical, from beyond its bottom edge."""
-    w, h = 1280, 720
-    f = w / 2 / np.tan(np.radians(hfov_deg) / 2)
-    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
-    centre = np.array([0.5, aspect / 2, 0.0])
-    t = np.radians(tilt_deg)
-    eye = centre + 1.4 * np.array([0.0, np.sin(t), np.cos(t)])
-    z = (centre - eye) / np.linalg.norm(centre - eye)
-    x = np.array([1.0, 0.0, 0.0])
-    y = np.cross(z, x)
-    x = np.cross(y / np.linalg.norm(y), z)
-    rot = np.stack([x, -y / np.linalg.norm(y), z])
-    plane = np.array([[0, 0, 0], [1, 0, 0], [1, aspect, 0], [0, aspect, 0]], float)
-    cam = (k @ (rot @ (plane - eye).T)).T
-    return cam[:, :2] / cam[:, 2:]
-
-
 @pytest.mark.parametrize("tilt", [0.0, 20.0, 35.0, 50.0])
 def test_an_oblique_view_keeps_the_boards_proportions(tilt: float) -> None:
     # The sides' ratio in the picture shrinks with the tilt (0.66 at 35 degrees for 0.79); the
     # geometry's aspect stays near the board's own: closely with the camera it assumes (62
     # degrees wide), and still far closer than the sides' ratio with a wider or narrower one.
     for hfov in (54.0, 62.0, 72.0):
-        corners = _photographed(0.79, tilt, hfov)
+        corners = camera_corners(0.79, 500.0, (0.0, 0.0), tilt_deg=tilt, roll_deg=0.0, hfov_deg=hfov)
         geo = BoardGeometry.from_corners(corners, (1280, 720))
         c = corners
         sides = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / (
