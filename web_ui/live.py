@@ -118,9 +118,10 @@ def events() -> Response:
 
     if not st.open_stream():
         # Too many viewers for the server's threads: answer with the state and let the browser
-        # come back later (it keeps its Last-Event-ID).
+        # come back later.  No event id: the browser keeps the Last-Event-ID it had, so the events
+        # it has not seen yet are replayed when it comes back (an id here would skip them).
         snap = st.view.snapshot()
-        body = f"retry: {retry * 5}\n\n" + _sse("state", {**live_parts(snap), "busy": True}, st.view.latest_event_id())
+        body = f"retry: {retry * 5}\n\n" + _sse("state", {**live_parts(snap), "busy": True}, None)
         return Response(body, mimetype="text/event-stream", headers=headers)
 
     def stream() -> Iterator[str]:

@@ -76,6 +76,8 @@ def test_sse_turns_viewers_away_politely_when_full(game: DemoGame, tmp_path: Pat
     messages = _sse_messages(app.test_client())
     assert messages[0]["retry"] == "5000"
     assert messages[1]["event"] == "state" and messages[1]["data"]["busy"] is True  # type: ignore[index]
+    # no event id: coming back, the viewer still gets the events it has not seen
+    assert "id" not in messages[1]
 
 
 def test_alert_names_the_reason_and_points(client: FlaskClient, game: DemoGame) -> None:
