@@ -130,6 +130,14 @@ def _median_rows(patch: np.ndarray) -> np.ndarray:
     return np.partition(patch, k, axis=0)[k].astype(np.float32)
 
 
+def _lab_terms(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """L*, a*, b* (centred) and L*+16 (what a lighting change scales) of an OpenCV Lab image."""
+    lum, ch_a, ch_b = cv2.split(lab)
+    ch_a -= 128
+    ch_b -= 128
+    return lum, ch_a, ch_b, lum * np.float32(100 / 255) + np.float32(16)
+
+
 def _lab(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
 
@@ -187,10 +195,7 @@ def occupancy_map(canon: np.ndarray, background: np.ndarray, config: VisionConfi
     lab = cv2.resize(lab, (full_size[0] // 2, full_size[1] // 2), interpolation=cv2.INTER_AREA)
     bg = background_model(background, config, (lab.shape[1], lab.shape[0]))
     assert bg.ls is not None and bg.ca is not None and bg.cb is not None
-    lum, ch_a, ch_b = cv2.split(lab)
-    ch_a -= 128
-    ch_b -= 128
-    ls_now = lum * np.float32(100 / 255) + np.float32(16)
+    lum, ch_a, ch_b, ls_now = _lab_terms(lab)
     # Lightness changes within a tolerance are lighting (shadow, glare), not checkers.
     dl = np.maximum(np.abs(lum - bg.lab[..., 0]) - bg.tolerance, 0)
     # A shadow or a brighter lamp scales the board's chroma with its lightness (Lab's a*, b* and
@@ -917,12 +922,11 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         gain_profile = ctx.gain[rows, c][::-1] if reverse else ctx.gain[rows, c]
     if from_base and ctx.dice_xy:
         runs = [(a, _cut_at_dice(ctx, centre_x, rows, reverse, a, b)) for a, b in runs]
-    bar_bg = None
-    if not from_base and ctx.bg_lab is not None:
-        bar_bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse)
+    # the empty board along the strip (when the checker colours are learnt)
+    board_rows = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if ctx.bg_lab is not None else None
     for start, end in runs:
-        if bar_bg is not None:
-            start, end = _trim_bar_run(ctx, lab, bar_bg, start, end, hidden)
+        if board_rows is not None and not from_base:
+            start, end = _trim_bar_run(ctx, lab, board_rows, start, end, hidden)
         if not from_base and end - start < ctx.config.bar_min_run * ctx.d:
             continue  # the bar: a checker is never this short (glare, a die's shadow)
         if float(np.nan_to_num(edge[start:end]).max(initial=0.0)) < ctx.config.rim_min:
@@ -939,7 +943,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
             # diameter apart and end n diameters from its start (the rest of a longer run is
             # shadow or the point's own colour; a shorter one ends in a faint far rim).
             end = min(int(round(start + n * ctx.d)), rows.stop - (rows.start or 0))
-        bg = _band_rows(ctx, ctx.bg_lab, centre_x, rows, reverse) if from_base and ctx.bg_lab is not None else None
+        bg = board_rows if from_base else None
         if bg is not None and n >= 2:
             n, end = _drop_mixed_top(ctx, lab, bg, start, end, n, hidden)
         colours = _slot_colours(ctx, lab, start, end, n, hidden, vote=from_base, gain=gain_profile)
@@ -981,9 +985,8 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
         if ref is None or ref() is not lab:
             small = cv2.resize(lab, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
             bg = background_model(calib.background, config, (small.shape[1], small.shape[0]))
-            lum_s, a_s, b_s = cv2.split(small)
-            gain = _local_gain(lum_s * np.float32(100 / 255) + np.float32(16), a_s - 128, b_s - 128, bg,
-                               0.5 * d, config)
+            _, a_s, b_s, ls_s = _lab_terms(small)
+            gain = _local_gain(ls_s, a_s, b_s, bg, 0.5 * d, config)
         ctx.gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
     return ctx
 

@@ -635,11 +635,16 @@ def _window_pips(grays: list[np.ndarray], rois: list[np.ndarray | None], dark: b
     return [_merge_levels(lv, split=split) for lv in levels]
 
 
-def _axis_ratio(cov: tuple[float, float, float]) -> float:
+def _cov_axes(cov: tuple[float, float, float]) -> tuple[float, float]:
+    """The variances along a pip's long and short axes (eigenvalues of its 2x2 covariance)."""
     cxx, cxy, cyy = cov
     disc = math.sqrt(max((cxx - cyy) ** 2 / 4.0 + cxy * cxy, 0.0))
-    l1, l2 = (cxx + cyy) / 2 + disc, max((cxx + cyy) / 2 - disc, 1e-9)
-    return math.sqrt(l2 / max(l1, 1e-9))
+    return (cxx + cyy) / 2 + disc, max((cxx + cyy) / 2 - disc, 0.0)
+
+
+def _axis_ratio(cov: tuple[float, float, float]) -> float:
+    l1, l2 = _cov_axes(cov)
+    return math.sqrt(max(l2, 1e-9) / max(l1, 1e-9))
 
 
 def _merge_levels(levels: list[list[Pip]], split: float = 0.0) -> list[Pip]:
@@ -1177,12 +1182,8 @@ def _side_spans(s: Face, board: Any, scale: float, offset: tuple[float, float], 
     """A side face's pip lattice spans a die's edge (`cocked_side_edge` of the board's die size,
     along its less foreshortened axis): a whole face, not the sliver of side face a flat die shows.
     (Its pips' size is a poorer measure: a side face is darker, and thresholding shrinks faint pips.)"""
-    try:
-        xy = (s.centre[0] / scale + offset[0], s.centre[1] / scale + offset[1])
-        expected = float(board.die_size_px(xy)) * scale
-    except Exception:  # noqa: BLE001
-        return False
-    return _edge_px(s, cfg) >= cfg.cocked_side_edge * expected
+    edge = _die_edge_at(s, board, scale, offset)
+    return edge is not None and _edge_px(s, cfg) >= cfg.cocked_side_edge * edge * scale
 
 
 def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
@@ -1245,12 +1246,10 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
 def _beyond_edge(s: Face, t: Face, board: Any, scale: float, offset: tuple[float, float],
                  cfg: DiceConfig) -> bool:
     """Side face `s` lies beyond the edge of top face `t` (`cocked_side_min_dist` board die edges)."""
-    try:
-        xy = (t.centre[0] / scale + offset[0], t.centre[1] / scale + offset[1])
-        edge = float(board.die_size_px(xy)) * scale
-    except Exception:  # noqa: BLE001
+    edge = _die_edge_at(t, board, scale, offset)
+    if edge is None:
         return True
-    return math.hypot(s.centre[0] - t.centre[0], s.centre[1] - t.centre[1]) >= cfg.cocked_side_min_dist * edge
+    return math.hypot(s.centre[0] - t.centre[0], s.centre[1] - t.centre[1]) >= cfg.cocked_side_min_dist * edge * scale
 
 
 def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, Pip], board: Any,
@@ -1264,11 +1263,10 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
     empty board (`grays`: the frame's and the empty board's grey over the search region, in the
     region's px), a "pip" that looks as on the empty board is the board's own mark (the tip of a
     point beside the die), not a side face's."""
-    try:
-        xy = (top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1])
-        edge = float(board.die_size_px(xy)) * scale
-    except Exception:  # noqa: BLE001
+    edge_px = _die_edge_at(top, board, scale, offset)
+    if edge_px is None:
         return False
+    edge = edge_px * scale
     taken = {i for t, _ in dice for i in t.pips}  # pips of any die's top face
     reach = []
     for i, p in pips.items():
@@ -1277,9 +1275,7 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
         d = math.hypot(p.x - top.centre[0], p.y - top.centre[1]) / edge
         if not cfg.side_pip_min_dist <= d <= cfg.side_pip_max_dist:
             continue
-        cxx, cxy, cyy = p.cov
-        tr, disc = (cxx + cyy) / 2, math.sqrt(max((cxx - cyy) ** 2 / 4 + cxy * cxy, 0.0))
-        major, minor = tr + disc, max(tr - disc, 0.0)
+        major, minor = _cov_axes(p.cov)
         size = 2.0 * math.sqrt(max(major, 1e-9)) / max(top.extra["r"], 1e-6)  # long-axis radius vs the top's pips
         if not (cfg.side_pip_min_size <= size <= cfg.side_pip_max_size
                 and math.sqrt(minor / max(major, 1e-9)) >= cfg.side_pip_min_round
@@ -1298,8 +1294,7 @@ def _on_empty_board(p: Pip, grays: tuple[np.ndarray, np.ndarray], scale: float, 
     frame, empty = grays
     h, w = frame.shape[:2]
     x, y = int(round(p.x / scale)), int(round(p.y / scale))
-    cxx, cxy, cyy = p.cov
-    major = (cxx + cyy) / 2 + math.sqrt(max((cxx - cyy) ** 2 / 4 + cxy * cxy, 0.0))
+    major, _ = _cov_axes(p.cov)
     r = max(2, int(round(4.0 * math.sqrt(max(major, 1e-9)) / scale)))  # twice the long radius (2 sigma)
     x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
     if x1 - x0 < 3 or y1 - y0 < 3:
@@ -1327,7 +1322,10 @@ def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: 
     if image_bgr.ndim != 3:
         return False
     cx, cy = top.centre[0] / scale + offset[0], top.centre[1] / scale + offset[1]
-    edge = float(board.die_size_px((cx, cy)))
+    edge_px = _die_edge_at(top, board, scale, offset)
+    if edge_px is None:
+        return False
+    edge = edge_px
     reach = _SIDE_BAND_REACH * edge
     r = int(math.ceil(reach)) + 3
     h, w = image_bgr.shape[:2]
@@ -1596,9 +1594,8 @@ def _outlined(gray: np.ndarray, f: Face, board: Any, scale: float, offset: tuple
     (`outline_ring` die edges, in `gray`, the camera image's region at `offset`) is unlike the
     face around the pip."""
     cx, cy = f.centre[0] / scale, f.centre[1] / scale
-    try:
-        die_px = float(board.die_size_px((cx + offset[0], cy + offset[1])))
-    except Exception:  # noqa: BLE001
+    die_px = _die_edge_at(f, board, scale, offset)
+    if die_px is None:
         return True
     pts = np.array([cx, cy]) + cfg.outline_ring * die_px * _RING
     h, w = gray.shape[:2]
@@ -1808,13 +1805,20 @@ def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
                    hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance)
 
 
+def _die_edge_at(f: Face, board: Any, scale: float, offset: tuple[float, float]) -> float | None:
+    """The board's die edge (camera px) at face `f`'s centre (work px), or None without a scale there."""
+    try:
+        return float(board.die_size_px((f.centre[0] / scale + offset[0], f.centre[1] / scale + offset[1])))
+    except Exception:  # noqa: BLE001 - a board without a die scale there
+        return None
+
+
 def _size_fits(f: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
     """With a board the die size is known: a face's implied edge must be near it."""
-    try:
-        xy = (f.centre[0] / scale + offset[0], f.centre[1] / scale + offset[1])
-        expected = float(board.die_size_px(xy)) * scale
-    except Exception:  # noqa: BLE001
+    edge = _die_edge_at(f, board, scale, offset)
+    if edge is None:
         return True
+    expected = edge * scale
     if f.value == 1:  # pip radius / its expected share of the edge (ones' pips vary more)
         ratio = f.extra["r"] / cfg.board_pip_die / max(expected, 1e-6)
         return cfg.board_one_size_min <= ratio <= cfg.board_one_size_max
