@@ -41,6 +41,8 @@ class VisionConfig:
     # ...unless its outside part is broader than anything a die by the rim shows (an arm whose far
     # part matches the floor or table around the board)
     hand_min_outside_broad: float = 0.0017
+    hand_entry_checkers: float = 1.6  # checker diameters an arm entering through the image border onto the surface spans
+    hand_entry_checker_lab: float = 25.0  # Lab distance within which a pixel there has a checker's colour
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker

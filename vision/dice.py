@@ -217,6 +217,10 @@ class DiceConfig:
     window_aspect: float = 2.5  # ... and is at most this elongated
     window_ring: float = 0.2  # die edges from a candidate blob's centre to the ring that must contrast
     window_plain: float = 0.8  # ... and its six samples on the face side lie within this share of that contrast
+    window_lattice: int = 2  # ... unless this many other such blobs of its size lie near (a small die's pips)
+    window_lattice_near: float = 0.12  # die edges: nearest ...
+    window_lattice_far: float = 0.75  # ... and farthest such a neighbouring pip lies
+    window_lattice_size: float = 1.6  # ... and how much bigger one of the two may be
     window_pad: float = 1.5  # die edges added around a window's blobs
     window_max_dice: float = 4.2  # die edges: the largest window
     board_max_scale: float = 2.5
@@ -242,6 +246,10 @@ class DiceConfig:
     # --- validity -------------------------------------------------------------------------------
     on_checker_depth: float = 0.3  # die edges: a die's centre this deep inside a checker rests on it
     leaning_tilt: float = 0.5  # a die in contact with something is cocked at this tilt score
+    # ... a one at this score: its single pip is a weak cue to the face's shape, so its score is
+    # taken against a looser tolerance and a leaning one scores lower (flat ones in contact with
+    # something scored under it on 1600 tuning frames)
+    leaning_tilt_one: float = 0.2
     leaning_reach: float = 1.3  # die edges: contact = the die's body runs this far from its centre
     leaning_area: float = 1.5  # ... and covers this many die-edge squares
     leaning_bridge: float = 0.2  # die edges: narrower links to the die do not count as contact
@@ -1742,7 +1750,15 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             srt = np.sort(step, axis=1)
             half = len(_RING8) // 2  # the median of the (eight) steps
             contrast = np.maximum((srt[:, half - 1].astype(np.float64) + srt[:, half]) / 2.0, 1.0)
-            keep &= srt[:, -1] - srt[:, 2] <= cfg.window_plain * contrast
+            plain = srt[:, -1] - srt[:, 2] <= cfg.window_plain * contrast
+            # ... or one of a die's pips: a small die's pips sit so close that the ring around each
+            # falls on its neighbours and on the die's dark edge (a die on the rail, far from the
+            # camera), so a blob with `window_lattice` ring-contrasting neighbours of its size
+            # within a die edge stands as a pip too
+            rescue = keep & ~plain
+            if rescue.any():
+                plain |= rescue & _lattice_support(pts, np.maximum(bw[ok], bh_[ok]), keep, die_px, cfg)
+            keep &= plain
             if bg is not None:
                 keep &= ~_static(gray, hat, bg, dark, cx, cy, rx, ry, cfg)
             pts = pts[keep]
@@ -1764,6 +1780,30 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             if not any(_covers(b, box) for b in boxes):  # the other threshold found it already
                 boxes = [b for b in boxes if not _covers(box, b)] + [box]
     return boxes
+
+
+def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, die_px: float,
+                     cfg: DiceConfig) -> np.ndarray:
+    """Per blob: at least `window_lattice` of the other `keep` blobs lie `window_lattice_near`..
+    `window_lattice_far` die edges away and are of its size (within `window_lattice_size`)."""
+    out = np.zeros(len(pts), bool)
+    others = np.nonzero(keep)[0]
+    if len(others) <= cfg.window_lattice:
+        return out
+    near, far = cfg.window_lattice_near * die_px, cfg.window_lattice_far * die_px
+    op, osz = pts[others], size[others].astype(np.float64)
+    order = np.argsort(op[:, 0])
+    op, osz = op[order], osz[order]
+    lo = np.searchsorted(op[:, 0], pts[:, 0] - far, side="left")
+    hi = np.searchsorted(op[:, 0], pts[:, 0] + far, side="right")
+    for i in np.nonzero(keep)[0]:
+        if hi[i] - lo[i] <= cfg.window_lattice:
+            continue
+        q, qs = op[lo[i]:hi[i]], osz[lo[i]:hi[i]]
+        d = np.hypot(q[:, 0] - pts[i, 0], q[:, 1] - pts[i, 1])
+        ratio = np.maximum(qs, size[i]) / np.maximum(np.minimum(qs, size[i]), 1.0)
+        out[i] = int(np.count_nonzero((d >= near) & (d <= far) & (ratio <= cfg.window_lattice_size))) >= cfg.window_lattice
+    return out
 
 
 def _static(gray: np.ndarray, hat: np.ndarray, bg: tuple[np.ndarray, ...], dark: bool,
@@ -1872,7 +1912,7 @@ def roll_validity(
     # the reader missed a flat one (a die-sized body beside it is as often a shadow or a gap).
     if occupied is not None:
         for d in dice:
-            if d.tilt >= cfg.leaning_tilt:
+            if d.tilt >= (cfg.leaning_tilt_one if d.value == 1 else cfg.leaning_tilt):
                 if callable(occupied):
                     occupied = occupied()
                 if _leaning(d, occupied, board, cfg):

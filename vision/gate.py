@@ -11,6 +11,7 @@ no motion and no occluder for ``settle_seconds``.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -49,6 +50,16 @@ class _GateModel:
         border[:2, :] = border[-2:, :] = True
         border[:, :2] = border[:, -2:] = True
         self.outside |= border & ~(geo.surface_mask((gh, gw), self.scale, grow=0.005) > 0)
+        # Where the view cuts the surface or its rim, an arm enters straight onto the surface
+        # through the image border: broader there than `hand_entry_checkers` checkers (a stack
+        # at the near edge touching the border is one checker broad), it counts as coming from
+        # outside and afar.
+        self.entry = border & (geo.surface_mask((gh, gw), self.scale, grow=config.hand_outside_margin) > 0)
+        centre = np.asarray(geo.to_image([0.5, 0.5]), np.float64).reshape(2)
+        self.entry_min = int(math.ceil(2 * config.hand_entry_checkers * geo.checker_diameter_px(centre) * self.scale))
+        # ... not in the checkers' colours (adjacent stacks there touch into a broad band)
+        colours = calib.colours
+        self.checker_lab = (np.array([colours.light, colours.dark], np.float32) if colours.learnt else None)
         self.near = geo.surface_mask((gh, gw), self.scale, grow=0.02) > 0
         # An arm reaches in from afar: its outside part extends beyond `hand_far_margin` (or to the
         # image border); a die that fell off the surface lies by the rim, a checker borne off too.
@@ -90,8 +101,8 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     # Relative lightness change: a soft shadow darkens everything by a similar fraction.
     lum = np.abs(lab[..., 0] - ref[..., 0] * gain) / (ref[..., 0] * gain + 20) * 100
     chroma = np.sqrt(diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    changed = ((chroma > config.hand_chroma_threshold) | (lum > config.hand_luma_threshold)).astype(np.uint8)
-    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    raw = ((chroma > config.hand_chroma_threshold) | (lum > config.hand_luma_threshold)).astype(np.uint8)
+    changed = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     # The arm may match the board's rim in colour: bridge the rim band before linking.
     bridged = cv2.dilate(changed, np.ones((model.bridge, model.bridge), np.uint8))
     count, labels = cv2.connectedComponents(bridged, connectivity=8)
@@ -102,6 +113,17 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     out_ids = np.bincount(labels[model.outside & on], minlength=count)
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     far_ids = np.bincount(labels[model.far & on], minlength=count)
+    if model.entry.any():
+        entry = model.entry & (raw > 0)
+        if model.checker_lab is not None and entry.any():
+            ys, xs = np.nonzero(entry)
+            px = lab[ys, xs] / np.array([gain, 1.0, 1.0], np.float32)
+            near = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1)
+            entry[ys[near <= config.hand_entry_checker_lab], xs[near <= config.hand_entry_checker_lab]] = False
+        entry_ids = np.bincount(labels[entry], minlength=count)
+        broad = entry_ids >= model.entry_min
+        far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
+        out_ids = np.where(broad, out_ids + entry_ids, out_ids)
     for k in range(1, count):
         if far_ids[k] < config.hand_min_far and out_ids[k] < config.hand_min_outside_broad * total:
             continue

@@ -21,6 +21,7 @@ from vision.dice import (
     _leaning,
     _likeliest_roll,
     read_dice,
+    roll_validity,
 )
 from vision.dice_render import draw_die
 
@@ -169,3 +170,34 @@ def test_contact_needs_more_than_a_thin_bridge() -> None:
 
     assert not _leaning(die, scene(1), board, cfg)
     assert _leaning(die, scene(18), board, cfg)
+
+
+class _HalvedBoard(_FlatBoard):
+    """The flat board with halves: everything here lies in the left half."""
+
+    def half(self, xy: object) -> str:
+        return "left"
+
+
+def test_a_one_leaning_on_a_checker_is_cocked_at_a_lower_tilt() -> None:
+    """A one's tilt is scored against the loose tolerance its single pip allows, so a one in
+    contact with a checker is cocked at `leaning_tilt_one`; another face needs `leaning_tilt`, and
+    without contact neither is cocked."""
+    cfg = DiceConfig()
+    board = _HalvedBoard(22.0)
+    occ = np.zeros((400, 400), np.float32)
+    occ[189:212, 189:212] = 2.0  # the die
+    occ[150:250, 211:300] = 2.0  # a checker's body against it
+    alone = np.zeros_like(occ)
+    alone[189:212, 189:212] = 2.0
+    tilt = (cfg.leaning_tilt_one + cfg.leaning_tilt) / 2
+
+    def roll(value: int, t: float, occupied: np.ndarray) -> str:
+        die = DieReading(value, (190, 190, 20, 20), (200.0, 200.0), 1.0, False, tilt=t)
+        return roll_validity([die], board, occupied=occupied).roll
+
+    assert roll(1, tilt, occ) == "void"
+    assert roll(1, cfg.leaning_tilt_one / 2, occ) == "valid"
+    assert roll(1, tilt, alone) == "valid"
+    assert roll(2, tilt, occ) == "valid"
+    assert roll(2, cfg.leaning_tilt, occ) == "void"

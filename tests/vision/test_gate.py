@@ -97,3 +97,41 @@ def test_an_arm_that_matches_the_floor_is_still_a_hand(small_dataset: Path) -> N
     rim = geo.surface_mask((h, w), grow=0.08) > 0  # further out the arm matches the floor
     frame[(arm > 0) & rim] = (95, 135, 190)
     assert Gate(calib).occluded(frame)
+
+
+def test_an_arm_entering_where_the_view_cuts_the_board_is_a_hand(small_dataset: Path) -> None:
+    """The camera's view ends on the surface's near edge (no rim below it): an arm enters straight
+    onto the surface through the image border, with nothing outside the surface to show it.  It
+    is a hand; stacks at that edge touching the border are not."""
+    import cv2
+
+    from vision.calibration import calibrate
+
+    dataset = load_dataset(small_dataset)
+    geo = calibration_for(dataset).geometry
+    empty, _ = dataset.reference("empty")
+    assert empty is not None
+    bottom = int(min(geo.to_image([u, 0.995])[1] for u in (0.0, 0.5, 1.0)))
+    start, variant = dataset.reference("start")
+    assert start is not None
+    view = np.ascontiguousarray(empty[:bottom])
+    calib = calibrate(geo.corners, (view.shape[1], view.shape[0]), empty=view,
+                      start=np.ascontiguousarray(start[:bottom]), variant=variant)
+    assert calib.colours.learnt
+    geo = calib.geometry
+    frame = view.copy()
+    r = geo.checker_diameter_px(geo.to_image([0.3, 0.9])) / 2
+    for u, colour in ((0.1, calib.colours.dark), (0.17, calib.colours.dark), (0.24, calib.colours.light),
+                      (0.62, calib.colours.light), (0.69, calib.colours.light)):
+        # stacks on adjacent points at the near edge, cut by the border: a broad band there
+        bgr = cv2.cvtColor(np.uint8([[colour]]), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+        for k in range(4):
+            xy = geo.to_image([u, 0.97 - 0.07 * k])
+            cv2.circle(frame, (int(xy[0]), int(xy[1])), int(r), bgr, -1, cv2.LINE_AA)
+    gate = Gate(calib)
+    assert not gate.occluded(frame)
+    arm = frame.copy()
+    a, b = geo.to_image([0.36, 0.8]), geo.to_image([0.46, 0.8])  # a forearm 0.1 of the board broad
+    cv2.rectangle(arm, (int(a[0]), int(a[1])), (int(b[0]), arm.shape[0] - 1), (110, 150, 215), -1)
+    cv2.circle(arm, (int((a[0] + b[0]) / 2), int(a[1])), int(0.7 * (b[0] - a[0])), (110, 150, 215), -1)
+    assert gate.occluded(arm)
