@@ -1757,7 +1757,7 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             # within a die edge stands as a pip too
             rescue = keep & ~plain
             if rescue.any():
-                plain |= rescue & _lattice_support(pts, np.maximum(bw[ok], bh_[ok]), keep, die_px, cfg)
+                plain |= _lattice_support(pts, np.maximum(bw[ok], bh_[ok]), keep, rescue, die_px, cfg)
             keep &= plain
             if bg is not None:
                 keep &= ~_static(gray, hat, bg, dark, cx, cy, rx, ry, cfg)
@@ -1782,10 +1782,11 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
     return boxes
 
 
-def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, die_px: float,
+def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, ask: np.ndarray, die_px: float,
                      cfg: DiceConfig) -> np.ndarray:
-    """Per blob: at least `window_lattice` of the other `keep` blobs lie `window_lattice_near`..
-    `window_lattice_far` die edges away and are of its size (within `window_lattice_size`)."""
+    """Per blob in `ask`: at least `window_lattice` of the other `keep` blobs lie
+    `window_lattice_near`..`window_lattice_far` die edges away and are of its size (within
+    `window_lattice_size`)."""
     out = np.zeros(len(pts), bool)
     others = np.nonzero(keep)[0]
     if len(others) <= cfg.window_lattice:
@@ -1796,7 +1797,7 @@ def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, die_px
     op, osz = op[order], osz[order]
     lo = np.searchsorted(op[:, 0], pts[:, 0] - far, side="left")
     hi = np.searchsorted(op[:, 0], pts[:, 0] + far, side="right")
-    for i in np.nonzero(keep)[0]:
+    for i in np.nonzero(ask)[0]:
         if hi[i] - lo[i] <= cfg.window_lattice:
             continue
         q, qs = op[lo[i]:hi[i]], osz[lo[i]:hi[i]]
