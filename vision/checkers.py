@@ -897,6 +897,13 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                 # under a die: the stack goes on beneath it.
                 start = base
             if kept and kept[-1][1] - kept[-1][0] < 0.55 * ctx.d and start - kept[-1][1] < 0.6 * ctx.d:
+                if (len(kept) == 1 and kept[0][1] - kept[0][0] < ctx.config.speck_max * d
+                        and end < ctx.config.edge_speck_run * d):
+                    # a speck at the edge and a stretch that ends short of one checker's length
+                    # from the edge are no checker (a light cast on the point's base)
+                    kept.pop()
+                    reach = 0.35 * d
+                    continue
                 # A sliver at the edge, then the stack: the first checker is the colour of the
                 # point under it (white on white) and showed only its rim.
                 start = kept.pop()[0]

@@ -74,6 +74,7 @@ class VisionConfig:
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
     rim_pair_max: float = 1.1  # ...two rims of one checker the colour of its point
     speck_max: float = 0.15  # checker diameters: a shorter stretch off the edge, before any stack, is noise
+    edge_speck_run: float = 0.9  # checker diameters: a speck at the edge and the stretch after it must reach this far
     die_reach: float = 0.38  # checker diameters from a die's centre that its body and shadow may cover
     die_shadow: float = 0.3  # checker diameters past a die's body that its shadow may lengthen a run
     die_fringe: float = 0.4  # checker diameters of occupied rows a run around a die must show beyond the die
