@@ -118,8 +118,8 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         if model.checker_lab is not None and entry.any():
             ys, xs = np.nonzero(entry)
             px = lab[ys, xs] / np.array([gain, 1.0, 1.0], np.float32)
-            near = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1)
-            entry[ys[near <= config.hand_entry_checker_lab], xs[near <= config.hand_entry_checker_lab]] = False
+            checker = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1) <= config.hand_entry_checker_lab
+            entry[ys[checker], xs[checker]] = False
         entry_ids = np.bincount(labels[entry], minlength=count)
         broad = entry_ids >= model.entry_min
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
