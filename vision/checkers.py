@@ -866,7 +866,8 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         # Checkers stack from the board edge; anything detached from the stack (glare, a die,
         # a shadow) is not a checker.
         kept: list[tuple[int, int]] = []
-        reach = 0.35 * ctx.d
+        edge_reach = 0.35 * ctx.d  # a run starting this near the board edge starts at it
+        reach = edge_reach
         d = ctx.d
         for start, end in runs:
             if not kept and start > reach and end - start < ctx.config.speck_max * d:
@@ -902,7 +903,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                     # a speck at the edge and a stretch that ends short of one checker's length
                     # from the edge are no checker (a light cast on the point's base)
                     kept.pop()
-                    reach = 0.35 * d
+                    reach = edge_reach
                     continue
                 # A sliver at the edge, then the stack: the first checker is the colour of the
                 # point under it (white on white) and showed only its rim.

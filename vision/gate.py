@@ -54,7 +54,8 @@ class _GateModel:
         # through the image border: broader there than `hand_entry_checkers` checkers (a stack
         # at the near edge touching the border is one checker broad), it counts as coming from
         # outside and afar.
-        self.entry = border & (geo.surface_mask((gh, gw), self.scale, grow=config.hand_outside_margin) > 0)
+        entry = border & (geo.surface_mask((gh, gw), self.scale, grow=config.hand_outside_margin) > 0)
+        self.entry: np.ndarray | None = entry if entry.any() else None  # None: the view shows the rim all round
         centre = np.asarray(geo.to_image([0.5, 0.5]), np.float64).reshape(2)
         self.entry_min = int(math.ceil(2 * config.hand_entry_checkers * geo.checker_diameter_px(centre) * self.scale))
         # ... not in the checkers' colours (adjacent stacks there touch into a broad band)
@@ -113,7 +114,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     out_ids = np.bincount(labels[model.outside & on], minlength=count)
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     far_ids = np.bincount(labels[model.far & on], minlength=count)
-    if model.entry.any():
+    if model.entry is not None:
         entry = model.entry & (raw > 0)
         if model.checker_lab is not None and entry.any():
             ys, xs = np.nonzero(entry)
