@@ -1,8 +1,10 @@
 """Vision benchmark: per-frame gate and full read of settled 1280x720 frames, one thread.
 
 Renders a small seeded dataset (or uses ``--dataset DIR``), calibrates from its references, then
-times ``Gate.update`` and ``Reader.read`` on every frame and prints medians per stage next to the
-budgets (read 40 ms, gate 3 ms on the development machine; a Pi 4 core is ~3-5x slower).
+times ``Gate.update`` and ``Reader.read`` on every frame, as the referee runs them (the read is
+given the gate's hand verdict on the same frame, so the hand test is not timed twice), and
+prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the development machine;
+a Pi 4 core is ~3-5x slower).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
 """
@@ -53,9 +55,10 @@ def main() -> int:
     read_ms: list[float] = []
     for _ in range(args.repeat):
         for i, image in enumerate(images):
-            gate_ms.append(reader.gate.update(image, now=float(i)).ms)
+            state = reader.gate.update(image, now=float(i))
+            gate_ms.append(state.ms)
             t0 = time.perf_counter()
-            observation = reader.read(image)
+            observation = reader.read(image, hand=state.hand)  # the gate's hand test is not repeated
             read_ms.append((time.perf_counter() - t0) * 1000)
             for name, ms in observation.timings.items():
                 stages.setdefault(name, []).append(ms)

@@ -105,7 +105,7 @@ class Table:
             return None
         self.frame = frame
         t0 = time.perf_counter()
-        obs = self.reader.read(frame)
+        obs = self.reader.read(frame, hand=state.hand)
         health.read_ms.append((time.perf_counter() - t0) * 1000)
         health.reads += 1
         if obs.refused:

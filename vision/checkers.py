@@ -130,6 +130,17 @@ def _median_rows(patch: np.ndarray) -> np.ndarray:
     return np.partition(patch, k, axis=0)[k].astype(np.float32)
 
 
+def _median1(values: np.ndarray) -> float:
+    """``np.median`` of a short 1-D array, by partition (the mean of the two middle values, in the
+    array's own precision, when their number is even)."""
+    n = values.size
+    k = n // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k - 1, k))
+    return float((part[k - 1] + part[k]) / part.dtype.type(2))
+
+
 def _lab_terms(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """L*, a*, b* (centred) and L*+16 (what a lighting change scales) of an OpenCV Lab image."""
     lum, ch_a, ch_b = cv2.split(lab)
@@ -343,29 +354,43 @@ class _Ctx:
     bg_lab: np.ndarray | None = None  # the empty board's Lab image (canonical), when colours are learnt
     dice_xy: list[tuple[float, float]] = field(default_factory=list)  # dice centres, canonical px
     gain: np.ndarray | None = None  # lighting gain on L*+16 around each pixel since calibration (canonical)
-    # Band averages for the profiles, computed once per occupancy map (see _bands).
-    bands_of: np.ndarray | None = None
-    band_occ: np.ndarray | None = None
-    band_unknown: np.ndarray | None = None
-    band_edge: np.ndarray | None = None
-    occ3: np.ndarray | None = None
+    # Band averages along the point axes, per column, computed once per occupancy map (see _columns).
+    columns: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
+    columns_of: np.ndarray | None = None  # the occupancy map the "occ" and "occ3" columns are of
+    step: np.ndarray | None = None  # the row-to-row lightness change
 
 
-def _bands(ctx: _Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every column's band average of occupancy, unknown and row-to-row lightness change, and a
-    three-column average of occupancy: one filter per image instead of one slice per point."""
-    if ctx.bands_of is not ctx.occ or ctx.band_occ is None:
-        half = _band_half(ctx)
-        k = (2 * half + 1, 1)
-        occ = ctx.occ.astype(np.float32, copy=False)
-        ctx.band_occ = cv2.blur(occ, k, borderType=cv2.BORDER_REPLICATE)
-        ctx.band_unknown = cv2.dilate(ctx.unknown.astype(np.uint8), np.ones((1, k[0]), np.uint8)).astype(bool)
-        step = np.abs(np.diff(ctx.lum, axis=0, prepend=ctx.lum[:1])).astype(np.float32)
-        ctx.band_edge = cv2.blur(step, k, borderType=cv2.BORDER_REPLICATE)
-        ctx.occ3 = cv2.blur(occ, (3, 1), borderType=cv2.BORDER_REPLICATE)
-        ctx.bands_of = ctx.occ
-    assert ctx.band_unknown is not None and ctx.band_edge is not None and ctx.occ3 is not None
-    return ctx.band_occ, ctx.band_unknown, ctx.band_edge, ctx.occ3
+def _columns(ctx: _Ctx, kind: str, cs: list[int]) -> list[np.ndarray]:
+    """Full-height columns ``cs`` of a horizontal band filter (edge columns repeated):
+    ``occ``: occupancy averaged over the band along a point's axis (``2 * _band_half + 1``
+    columns); ``unknown``: any pixel of the band unknown; ``edge``: the row-to-row lightness
+    change averaged over the band; ``occ3``: occupancy averaged over three columns.  Only the
+    columns the strips read are computed (all asked for at once), and kept for this image."""
+    if ctx.columns_of is not ctx.occ:
+        for key in [k for k in ctx.columns if k[0] in ("occ", "occ3")]:
+            del ctx.columns[key]
+        ctx.columns_of = ctx.occ
+    todo = sorted({c for c in cs if (kind, c) not in ctx.columns})
+    if todo:
+        half = 1 if kind == "occ3" else _band_half(ctx)
+        w = ctx.occ.shape[1]
+        idx = np.clip(np.asarray(todo)[:, None] + np.arange(-half, half + 1)[None, :], 0, w - 1)
+        if kind == "unknown":
+            values = ctx.unknown[:, idx].any(axis=2)
+        else:
+            if kind == "edge":
+                if ctx.step is None:
+                    lum = ctx.lum.astype(np.float32, copy=False)
+                    ctx.step = np.zeros_like(lum)  # |row - row above| (0 on the first row)
+                    cv2.absdiff(lum[1:], lum[:-1], dst=ctx.step[1:])
+                band = ctx.step[:, idx]
+            else:
+                band = ctx.occ[:, idx]
+            # as OpenCV's normalised box filter: a double sum times 1/size, rounded to float32
+            values = (band.sum(axis=2, dtype=np.float64) * (1.0 / idx.shape[1])).astype(np.float32)
+        for j, c in enumerate(todo):
+            ctx.columns[(kind, c)] = values[:, j]
+    return [ctx.columns[(kind, c)] for c in cs]
 
 
 def _band_half(ctx: _Ctx) -> int:
@@ -373,21 +398,22 @@ def _band_half(ctx: _Ctx) -> int:
     return max(2, int(round(BAND_HALF * ctx.d)))
 
 
-def _refresh_bands(ctx: _Ctx, x0: int, x1: int) -> None:
-    """After ``ctx.occ`` changed in columns x0..x1 only: redo the occupancy bands there."""
-    assert ctx.band_occ is not None and ctx.occ3 is not None
-    half = _band_half(ctx)
+def _axis_column(ctx: _Ctx, centre_x: float) -> int:
+    return int(_clamp(round(centre_x), 0, ctx.occ.shape[1] - 1))
+
+
+def _side_columns(ctx: _Ctx, centre_x: float, offset: float) -> tuple[int, int]:
     w = ctx.occ.shape[1]
-    a, b = max(0, x0 - 2 * half - 2), min(w, x1 + 2 * half + 2)
-    strip = ctx.occ[:, a:b].astype(np.float32, copy=False)
-    band = cv2.blur(strip, (2 * half + 1, 1), borderType=cv2.BORDER_REPLICATE)
-    occ3 = cv2.blur(strip, (3, 1), borderType=cv2.BORDER_REPLICATE)
-    lo, hi = max(a, x0 - half - 1) - a, min(b, x1 + half + 1) - a  # columns whose windows lie inside the strip
-    band_occ = ctx.band_occ.copy()
-    band_occ[:, a + lo : a + hi] = band[:, lo:hi]
-    occ3_all = ctx.occ3.copy()
-    occ3_all[:, a + lo : a + hi] = occ3[:, lo:hi]
-    ctx.band_occ, ctx.occ3, ctx.bands_of = band_occ, occ3_all, ctx.occ
+    return (int(_clamp(round(centre_x - offset * ctx.d), 1, w - 2)),
+            int(_clamp(round(centre_x + offset * ctx.d), 1, w - 2)))
+
+
+def _prefetch_columns(ctx: _Ctx, centres: list[float]) -> None:
+    """The band columns of every point axis in ``centres``, computed together."""
+    axes = [_axis_column(ctx, x) for x in centres]
+    for kind in ("occ", "unknown", "edge"):
+        _columns(ctx, kind, axes)
+    _columns(ctx, "occ3", [c for x in centres for off in (0.4, 0.25) for c in _side_columns(ctx, x, off)])
 
 
 def _band(ctx: _Ctx, centre_x: float) -> slice:
@@ -398,12 +424,9 @@ def _band(ctx: _Ctx, centre_x: float) -> slice:
 
 def _profiles(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> tuple[np.ndarray, ...]:
     cols = _band(ctx, centre_x)
-    band_occ, band_unknown, band_edge, _ = _bands(ctx)
-    c = int(_clamp(round(centre_x), 0, ctx.occ.shape[1] - 1))
-    occ = band_occ[rows, c]
+    c = _axis_column(ctx, centre_x)
+    occ, unknown, edge = (_columns(ctx, kind, [c])[0][rows] for kind in ("occ", "unknown", "edge"))
     lab = ctx.lab[rows, cols]
-    unknown = band_unknown[rows, c]
-    edge = band_edge[rows, c]
     if unknown.any():
         occ, lab, unknown_left = _beside_dice(ctx, centre_x, rows, occ, lab, unknown)
         # The rims under a die are hidden and the die's own edges are no rims: not known there.
@@ -487,11 +510,8 @@ def _cut_at_dice(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: 
 
 def _side_min(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, offset: float) -> np.ndarray:
     """Per row, the lesser occupancy ``offset`` diameters either side of the axis (3-px means)."""
-    w = ctx.occ.shape[1]
-    a = int(_clamp(round(centre_x - offset * ctx.d), 1, w - 2))
-    b = int(_clamp(round(centre_x + offset * ctx.d), 1, w - 2))
-    occ3 = _bands(ctx)[3]
-    side = np.minimum(occ3[rows, a], occ3[rows, b])
+    left, right = _columns(ctx, "occ3", list(_side_columns(ctx, centre_x, offset)))
+    side = np.minimum(left[rows], right[rows])
     return side[::-1] if reverse else side
 
 
@@ -705,7 +725,7 @@ def _slot_colours(ctx: _Ctx, lab: np.ndarray, start: int, end: int, n: int,
             continue
         colour = _median_rows(patch)
         if gain is not None and hi > lo:
-            colour = _relit(colour, float(np.median(gain[lo:hi])))
+            colour = _relit(colour, _median1(gain[lo:hi]))
         if covered > ctx.config.hidden_slot:
             hidden.append(_classify(ctx, colour))
             if not vote:
@@ -1043,6 +1063,7 @@ def read_checkers(
     geo = calib.geometry
     h, w = canon.shape[:2]
     points = []
+    _prefetch_columns(ctx, [(geo.point_u(p)[0] + geo.point_u(p)[1]) / 2 * w for p in range(1, 25)])
     for p in range(1, 25):
         u0, u1 = geo.point_u(p)
         cx = (u0 + u1) / 2 * w
@@ -1058,10 +1079,8 @@ def read_checkers(
         x1 = min(w, int(geo.bar_u[1] * w + 0.2 * ctx.d) + 2) & ~1
         bar_occ = occupancy_map(canon[:, x0:x1], _strip(calib.background, x0, x1), config, lab=ctx.lab[:, x0:x1],
                                 checker_px=ctx.d)
-        _bands(ctx)  # the points' bands, kept: only the bar's columns change
         ctx.occ = ctx.occ.copy()
         ctx.occ[:, x0:x1] = cv2.resize(bar_occ, (x1 - x0, h))
-        _refresh_bands(ctx, x0, x1)
     bar = _read_strip(ctx, bar_cx, slice(0, h), False, from_base=False)
     light = dark = 0
     for _start, _end, colours in bar.runs:
@@ -1119,8 +1138,10 @@ def slot_samples(calib: Calibration, canon: np.ndarray, config: VisionConfig) ->
 
 
 def checker_mask(calib: Calibration, reading: CheckerReading, canon_shape: tuple[int, int],
-                 image_shape: tuple[int, int]) -> np.ndarray:
-    """uint8 image-sized mask (255 = checker) of every counted checker, for the dice stage."""
+                 image_shape: tuple[int, int], near: list[tuple[float, float]] | None = None,
+                 reach: float = 0.0) -> np.ndarray:
+    """uint8 image-sized mask (255 = checker) of every counted checker, for the dice stage; with
+    ``near`` (image points, the dice), only within ``reach`` px of them (zero elsewhere)."""
     geo = calib.geometry
     h, w = canon_shape
     d = geo.checker_u * w
@@ -1145,4 +1166,18 @@ def checker_mask(calib: Calibration, reading: CheckerReading, canon_shape: tuple
     for t0, t1, colours in reading.bar_runs:
         draw(bar_cx, t0, t1, len(colours), True, 0.0)
     iw, ih = image_shape[1], image_shape[0]
-    return cv2.warpPerspective(mask, geo.warp_matrix(w), (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    m = geo.warp_matrix(w)
+    if near is None:
+        return cv2.warpPerspective(mask, m, (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    out = np.zeros((ih, iw), np.uint8)
+    if not near:
+        return out
+    xy = np.asarray(near, np.float64).reshape(-1, 2)
+    x0, y0 = (int(max(0, np.floor(v - reach))) for v in xy.min(axis=0))
+    x1, y1 = int(min(iw, np.ceil(xy[:, 0].max() + reach) + 1)), int(min(ih, np.ceil(xy[:, 1].max() + reach) + 1))
+    if x1 > x0 and y1 > y0:
+        # the window's pixels map through the same homography (shifted to the window's origin)
+        shift = np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+        out[y0:y1, x0:x1] = cv2.warpPerspective(mask, m @ shift, (x1 - x0, y1 - y0),
+                                                flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    return out

@@ -34,6 +34,7 @@ so a die is ~44 px, and faces must have the board's die size.  Without one, any 
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -762,8 +763,11 @@ def _compatible(pa: _PipArrays, cfg: DiceConfig, face_tolerance: float | None = 
 
 def _rectify(cov: np.ndarray) -> np.ndarray:
     """Inverse of 2*sqrt(cov): maps image offsets to the face's own frame in pip radii."""
-    a, b, c = _sqrtm2(cov[0:1], cov[1:2], cov[2:3])
-    m = 2.0 * np.array([[a[0], b[0]], [b[0], c[0]]])
+    cxx, cxy, cyy = float(cov[0]), float(cov[1]), float(cov[2])
+    s = math.sqrt(max(cxx * cyy - cxy * cxy, 1e-9))  # as `_sqrtm2`, for one matrix
+    t = math.sqrt(cxx + cyy + 2.0 * s)
+    a, b, c = (cxx + s) / t, cxy / t, (cyy + s) / t
+    m = 2.0 * np.array([[a, b], [b, c]])
     return np.linalg.inv(m)
 
 
@@ -887,14 +891,24 @@ def _grid(step: float, half: float) -> np.ndarray:
 _FACE_GRID = _grid(0.25, 1.5)
 
 
+@functools.lru_cache(maxsize=256)
+def _face_samples(half: float, cells: frozenset[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice sample points of a face of half-size `half` and each one's distance to the
+    nearest pip cell (lattice units)."""
+    g = _FACE_GRID[(np.abs(_FACE_GRID) <= half + 1e-9).all(axis=1)]
+    occ = np.array(sorted(cells), np.float64)
+    dd = np.sqrt(((g[:, None, :] - occ[None, :, :]) ** 2).sum(-1)).min(axis=1)
+    g.flags.writeable = False
+    dd.flags.writeable = False
+    return g, dd
+
+
 def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: frozenset[tuple[int, int]],
                pip_r: float, face: float, contrast: float, half: float) -> tuple[float, float]:
     """Share of the face (lattice square of half-size `half`, pips excluded) whose grey level is
     near the face's own: a die face is plain between its pips; clutter rarely is.  `contrast` is
     signed (face minus pip).  Also returns the face's grey level."""
-    g = _FACE_GRID[(np.abs(_FACE_GRID) <= half + 1e-9).all(axis=1)]
-    occ = np.array(sorted(cells), np.float64)
-    dd = np.sqrt(((g[:, None, :] - occ[None, :, :]) ** 2).sum(-1)).min(axis=1)
+    g, dd = _face_samples(half, cells)
     g = g[dd > pip_r * 1.6 + 0.1]
     if len(g) == 0:
         return 0.0, face
@@ -1710,8 +1724,7 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
         contours, hier = cv2.findContours(cand, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)  # much faster than CC
         if not contours:
             continue
-        contours = [c for c, hh in zip(contours, hier[0], strict=True) if hh[3] < 0]
-        rects = np.array([cv2.boundingRect(c) for c in contours], np.int64).reshape(-1, 4)
+        rects = _outer_boxes(contours, hier)
         bw, bh_ = rects[:, 2], rects[:, 3]
         ok = (bw <= max_d) & (bh_ <= max_d)
         base = dark not in merged
@@ -1721,10 +1734,7 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             inside = ((centre[:, None, 0] >= mb[None, :, 0]) & (centre[:, None, 0] <= mb[None, :, 0] + mb[None, :, 2])
                       & (centre[:, None, 1] >= mb[None, :, 1]) & (centre[:, None, 1] <= mb[None, :, 1] + mb[None, :, 3]))
             ok &= inside.any(axis=1) if len(mb) else np.zeros(len(rects), bool)
-        area = np.zeros(len(rects))
-        for i in np.nonzero(ok)[0]:
-            x, y, ww, hh = rects[i]
-            area[i] = np.count_nonzero(cand[y:y + hh, x:x + ww])
+        area = _rect_counts(cand, rects, ok)
         ok &= area >= 2
         # compact like a pip, not a sliver (the gaps between stacked checkers)
         ok &= (area >= cfg.window_fill * bw * bh_) & (np.maximum(bw, bh_) <= cfg.window_aspect * np.minimum(bw, bh_) + 1)
@@ -1780,6 +1790,38 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             if not any(_covers(b, box) for b in boxes):  # the other threshold found it already
                 boxes = [b for b in boxes if not _covers(box, b)] + [box]
     return boxes
+
+
+def _outer_boxes(contours: Any, hier: np.ndarray) -> np.ndarray:
+    """(x, y, w, h) of every outer contour (no hole), as `cv2.boundingRect` of each, at once."""
+    outer = np.flatnonzero(hier[0][:, 3] < 0)
+    if not len(outer):
+        return np.zeros((0, 4), np.int64)
+    pts = [contours[i] for i in outer]
+    sizes = np.array([len(c) for c in pts])
+    allp = np.concatenate(pts).reshape(-1, 2)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    lo = np.minimum.reduceat(allp, starts, axis=0).astype(np.int64)
+    hi = np.maximum.reduceat(allp, starts, axis=0).astype(np.int64)
+    return np.concatenate([lo, hi - lo + 1], axis=1).reshape(-1, 4)
+
+
+def _rect_counts(mask: np.ndarray, rects: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Per (x, y, w, h) rect: its nonzero pixels in `mask` (0 where not `ok`), all rects at once."""
+    area = np.zeros(len(rects))
+    sel = np.nonzero(ok)[0]
+    if not len(sel):
+        return area
+    x, y, ww, hh = (rects[sel, i] for i in range(4))
+    span = int(max(ww.max(), hh.max()))
+    off = np.arange(span)
+    rows = y[:, None, None] + off[None, :, None]
+    cols = x[:, None, None] + off[None, None, :]
+    inside = (off[None, :, None] < hh[:, None, None]) & (off[None, None, :] < ww[:, None, None])
+    hm, wm = mask.shape[:2]
+    pix = mask[np.minimum(rows, hm - 1), np.minimum(cols, wm - 1)]
+    area[sel] = ((pix != 0) & inside).sum(axis=(1, 2))
+    return area
 
 
 def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, ask: np.ndarray, die_px: float,
@@ -1963,24 +2005,52 @@ def _on_checker(d: DieReading, mask: np.ndarray, board: Any = None) -> bool:
     return depth >= DiceConfig().on_checker_depth * die_px
 
 
+_EMPTY_LAB: list[Any] = [None, None, None]  # (background, shape, (Lab, lightness tolerance))
+
+
+def _empty_lab(background: np.ndarray, shape: tuple[int, ...], cfg: DiceConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The empty board's Lab image at `shape` and the lightness change tolerated per pixel: a
+    change within a share of the board's own lightness is lighting (a shadow band, vignetting, a
+    lamp moved), not a body.  Computed once per calibration image."""
+    if _EMPTY_LAB[0] is background and _EMPTY_LAB[1] == shape:
+        return _EMPTY_LAB[2]  # type: ignore[no-any-return]
+    bg = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if bg.shape != shape:
+        bg = cv2.resize(bg, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    tol = cfg.change_light_tolerance * (bg[..., 0] + cfg.change_light_offset)
+    _EMPTY_LAB[:] = [background, shape, (bg, tol)]
+    return bg, tol
+
+
 def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
-                       image_shape: tuple[int, int]) -> np.ndarray:
+                       image_shape: tuple[int, int], near: list[tuple[float, float]] | None = None,
+                       reach: float = 0.0) -> np.ndarray:
     """Image-sized float map of how unlike the empty board each pixel is (1 = `change_lab` Lab
     units, lightness counting less: shading), from the canonical frame's Lab image and the
     calibration's canonical empty-board image.  Used to confirm a checker's rim around a die and
-    to see what a die leans on."""
-    bg = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
-    if bg.shape != lab.shape:
-        bg = cv2.resize(bg, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_AREA)
-    d = lab.astype(np.float32) - bg
+    to see what a die leans on.  With `near` (image points, the dice): only within `reach` px of
+    them (zero elsewhere)."""
     cfg = DiceConfig()
-    # a lightness change within a share of the board's own lightness is lighting (a shadow band,
-    # vignetting, a lamp moved), not a body: only the excess counts
-    tol = cfg.change_light_tolerance * (bg[..., 0] + cfg.change_light_offset)
+    bg, tol = _empty_lab(background, lab.shape, cfg)
+    d = lab.astype(np.float32) - bg
     dl = np.maximum(np.abs(d[..., 0]) - tol, 0.0)
     dist = np.sqrt(cfg.change_light_weight * dl * dl + d[..., 1] ** 2 + d[..., 2] ** 2) / cfg.change_lab
-    return cv2.warpPerspective(dist, board.warp_matrix(lab.shape[1]), (image_shape[1], image_shape[0]),
-                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    m = board.warp_matrix(lab.shape[1])
+    ih, iw = image_shape[0], image_shape[1]
+    if near is None:
+        return cv2.warpPerspective(dist, m, (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    out = np.zeros((ih, iw), dist.dtype)
+    if not near:
+        return out
+    xy = np.asarray(near, np.float64).reshape(-1, 2)
+    x0, y0 = (int(max(0, np.floor(v - reach))) for v in xy.min(axis=0))
+    x1, y1 = int(min(iw, np.ceil(xy[:, 0].max() + reach) + 1)), int(min(ih, np.ceil(xy[:, 1].max() + reach) + 1))
+    if x1 > x0 and y1 > y0:
+        # the window's pixels map through the same homography (shifted to the window's origin)
+        shift = np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+        out[y0:y1, x0:x1] = cv2.warpPerspective(dist, m @ shift, (x1 - x0, y1 - y0),
+                                                flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    return out
 
 
 def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -> bool:

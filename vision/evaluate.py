@@ -146,7 +146,7 @@ def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_p
         label = dataset.label(name)
         state = reader.gate.update(image)
         t0 = time.perf_counter()
-        obs = reader.read(image)
+        obs = reader.read(image, hand=state.hand)
         read_ms = (time.perf_counter() - t0) * 1000
         results.append(score_frame(name, label, obs, read_ms, state.ms))
     summary = summarise(results)

@@ -51,7 +51,10 @@ class Reader:
         self._dice_background: Any = None
         self._dice_background_built = False
 
-    def read(self, image: np.ndarray) -> Observation:
+    def read(self, image: np.ndarray, hand: bool | None = None) -> Observation:
+        """Read one settled frame.  ``hand``: the gate's verdict on this very frame
+        (``GateState.hand`` from ``self.gate.update(image)``), when the caller has just run the
+        gate on it (the hand test is then not repeated); None: the reader runs the hand test."""
         config = self.config
         calib = self.calibration
         timings: dict[str, float] = {}
@@ -68,7 +71,7 @@ class Reader:
         w, h = calib.geometry.image_size
         if image.shape[:2] != (h, w):
             raise ValueError(f"frame is {image.shape[1]}x{image.shape[0]}, calibration expects {w}x{h}")
-        occluded = timed("occlusion", lambda: self.gate.occluded(image))
+        occluded = hand if hand is not None else timed("occlusion", lambda: self.gate.occluded(image))
         if occluded:
             timings["total"] = (time.perf_counter() - t_start) * 1000
             return Observation(points=None, occluded=True, refused=True, reason="hand over the board",
@@ -98,13 +101,17 @@ class Reader:
         roll, void_reason, half = "none", None, None
         if dice and self._dice is not None:
             def validity() -> tuple[str, str | None, str | None]:
-                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2])
+                # only near the dice: the judge looks at a die's footprint, the ring of a
+                # checker under it and what it leans on, all within 1.3 die edges of its centre
+                centres = [(float(d.centre[0]), float(d.centre[1])) for d in dice]
+                reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
+                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2], near=centres, reach=reach)
                 judge = getattr(self._dice, "roll_validity", None) or simple_roll_validity
                 if not hasattr(self._dice, "changed_from_empty"):
                     return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
                 dice[:] = self._dice.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
                 occupied = lambda: self._dice.changed_from_empty(  # noqa: E731 - computed only if needed
-                    lab, calib.background, calib.geometry, image.shape[:2])
+                    lab, calib.background, calib.geometry, image.shape[:2], near=centres, reach=reach)
                 return tuple(judge(dice, calib.geometry, mask, occupied=occupied))  # type: ignore[return-value]
 
             roll, void_reason, half = timed("validity", validity)
