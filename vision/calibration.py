@@ -76,6 +76,8 @@ class BoardGeometry:
     _h: np.ndarray = field(init=False, repr=False)
     _hinv: np.ndarray = field(init=False, repr=False)
     _warps: dict[int, np.ndarray] = field(init=False, repr=False, default_factory=dict)
+    _scales: dict[tuple[float, float], tuple[float, float]] = field(init=False, repr=False, compare=False,
+                                                               default_factory=dict)
 
     def __post_init__(self) -> None:
         self.corners = _as_points(self.corners)
@@ -88,6 +90,7 @@ class BoardGeometry:
         if abs(area) < 100:
             raise ValueError("board corners enclose no area")
         self._warps = {}
+        self._scales = {}
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
@@ -209,10 +212,19 @@ class BoardGeometry:
 
     def px_per_unit(self, xy: Any) -> tuple[float, float]:
         """Image px per board unit (u, v) near image point ``xy``."""
-        u, v = self.to_board(np.asarray(xy, dtype=np.float64).reshape(2))
+        at = np.asarray(xy, dtype=np.float64).reshape(2)
+        key = (float(at[0]), float(at[1]))  # the dice stages ask about the same few points often
+        hit = self._scales.get(key)
+        if hit is not None:
+            return hit
+        u, v = self.to_board(at)
         eps = 0.01
         p = self.to_image([[u, v], [u + eps, v], [u, v + eps]])
-        return (float(np.linalg.norm(p[1] - p[0]) / eps), float(np.linalg.norm(p[2] - p[0]) / eps))
+        scales = (float(np.linalg.norm(p[1] - p[0]) / eps), float(np.linalg.norm(p[2] - p[0]) / eps))
+        if len(self._scales) > 512:
+            self._scales.clear()
+        self._scales[key] = scales
+        return scales
 
     def checker_diameter_px(self, xy: Any) -> float:
         sx, sy = self.px_per_unit(xy)

@@ -588,13 +588,13 @@ def _autocorr_curve(sig: np.ndarray) -> np.ndarray:
     return (full / overlap) / max(float(full[0] / overlap[0]), 1e-9)
 
 
-def _autocorr(curve: np.ndarray, lag: float) -> float:
-    """``curve`` (from _autocorr_curve) at a fractional lag."""
-    lo = int(np.floor(lag))
-    if lo + 1 >= curve.size - 2:
-        return -1.0
-    frac = lag - lo
-    return float((1 - frac) * curve[lo] + frac * curve[lo + 1])
+def _autocorr_at(curve: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """``curve`` (from _autocorr_curve) at every fractional lag of ``lags`` (-1 past its end)."""
+    lo = np.floor(lags).astype(np.intp)
+    inside = lo + 1 < curve.size - 2
+    lo_ok = np.where(inside, lo, 0)
+    frac = lags - lo
+    return np.where(inside, (1 - frac) * curve[lo_ok] + frac * curve[lo_ok + 1], -1.0)
 
 
 def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: VisionConfig) -> tuple[int, float]:
@@ -620,7 +620,7 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
     if lags.size < 3:
         return fallback, 0.0
     curve = _autocorr_curve(sig)
-    scores = np.array([_autocorr(curve, float(lag)) for lag in lags])
+    scores = _autocorr_at(curve, lags)
     best = float(scores.max())
     if best <= 0.15:
         return fallback, 0.2
@@ -641,8 +641,8 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
         cand = np.arange(k * s_fund - s_fund / 3, k * s_fund + s_fund / 3, 0.25)
         cand = cand[cand < sig.size - 3]
         if cand.size:
-            vals = [_autocorr(curve, float(c)) for c in cand]
-            if max(vals) >= 0.5 * best:
+            vals = _autocorr_at(curve, cand)
+            if float(vals.max()) >= 0.5 * best:
                 s_fund = float(cand[int(np.argmax(vals))]) / k
     # The top checker's back rim lies about one diameter before the run's end; find the real
     # rim there (the run's end is blurred by shadows), and count spacings up to it.
@@ -849,7 +849,7 @@ def _drop_mixed_top(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end:
     checker: drop it."""
     d = ctx.d
     s = (end - start - d) / (n - 1)
-    stats = []
+    stats: list[tuple[int, float, np.ndarray, np.ndarray] | None] = []  # class, distance, colour, rows
     for k in range(n):
         a = start + k * s
         b = start + (k + 1) * s if k < n - 1 else end
@@ -860,17 +860,18 @@ def _drop_mixed_top(ctx: _Ctx, lab: np.ndarray, bg: np.ndarray, start: int, end:
             stats.append(None)
             continue
         colour = _median_rows(lab[lo:hi][known].reshape(-1, 3))
-        board = _median_rows(bg[lo:hi][known].reshape(-1, 3))
         dl = float(np.linalg.norm(colour - ctx.light))
         dd = float(np.linalg.norm(colour - ctx.dark))
-        stats.append((0 if dl <= dd else 1, min(dl, dd), float(np.linalg.norm(colour - board))))
+        stats.append((0 if dl <= dd else 1, min(dl, dd), colour, bg[lo:hi][known]))
     cfg = ctx.config
     while n >= 2:
         classes = {st[0] for st in stats[:n] if st is not None}
         top = stats[n - 1]
         if len(classes) < 2 or top is None:
             break
-        _cls, d_checker, d_board = top
+        _cls, d_checker, colour, board_rows = top
+        # (the empty board there is looked at only for a top slot that may go)
+        d_board = float(np.linalg.norm(colour - _median_rows(board_rows.reshape(-1, 3))))
         if not (d_board <= cfg.mixed_board_tolerance or d_board < cfg.mixed_board_ratio * d_checker):
             break
         n -= 1

@@ -286,6 +286,9 @@ class RollValidity(NamedTuple):
     half: Literal["left", "right"] | None
 
 
+_DEFAULT = DiceConfig()  # (frozen: one shared instance, so what is derived from it is kept)
+
+
 @dataclass
 class DiceTimings:
     """Milliseconds spent in each stage of the last read."""
@@ -904,7 +907,8 @@ def _face_samples(half: float, cells: frozenset[tuple[int, int]]) -> tuple[np.nd
 
 
 def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: frozenset[tuple[int, int]],
-               pip_r: float, face: float, contrast: float, half: float) -> tuple[float, float]:
+               pip_r: float, face: float, contrast: float, half: float,
+               inv: np.ndarray | None = None) -> tuple[float, float]:
     """Share of the face (lattice square of half-size `half`, pips excluded) whose grey level is
     near the face's own: a die face is plain between its pips; clutter rarely is.  `contrast` is
     signed (face minus pip).  Also returns the face's grey level."""
@@ -912,7 +916,7 @@ def _plainness(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, cells: froze
     g = g[dd > pip_r * 1.6 + 0.1]
     if len(g) == 0:
         return 0.0, face
-    inv = np.linalg.inv(m)
+    inv = np.linalg.inv(m) if inv is None else inv  # (`inv`: the inverse, when the caller has it)
     pts = centre[None, :] + g @ inv.T
     h, w = gray.shape
     xi = np.round(pts[:, 0]).astype(np.intp)
@@ -935,11 +939,11 @@ _RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
 
 
 def _bounded(gray: np.ndarray, m: np.ndarray, centre: np.ndarray, level: float, pip_level: float,
-             radius: float) -> float:
+             radius: float, inv: np.ndarray | None = None) -> float:
     """Share of a ring just outside the die face (lattice units) that does not look like the face:
     a die is a small body, while a dot or a character on a plain surface has the same surface all
     around it."""
-    pts = centre[None, :] + (_RING * radius) @ np.linalg.inv(m).T
+    pts = centre[None, :] + (_RING * radius) @ (np.linalg.inv(m) if inv is None else inv).T
     h, w = gray.shape
     xi = np.round(pts[:, 0]).astype(np.intp)
     yi = np.round(pts[:, 1]).astype(np.intp)
@@ -990,16 +994,16 @@ def _make_face(pa: _PipArrays, members: frozenset[int], value: int, cfg: DiceCon
     contrast = _median(pa.contrast[idx])
     signed = contrast if pa.dark[idx[0]] else -contrast
     centre_a = np.asarray(centre, np.float64)
-    plain, level = _plainness(gray, m, centre_a, cells, 1.0 / unit_r, face_b, signed, half)
+    m_inv = a_mat if value >= 4 else np.linalg.inv(m)
+    plain, level = _plainness(gray, m, centre_a, cells, 1.0 / unit_r, face_b, signed, half, m_inv)
     if plain < cfg.min_plain:
         return None
     if value <= cfg.boundary_max_value and cfg.boundary_radius > 0:
-        if _bounded(gray, m, centre_a, level, face_b - signed, cfg.boundary_radius) < cfg.min_boundary:
+        if _bounded(gray, m, centre_a, level, face_b - signed, cfg.boundary_radius, m_inv) < cfg.min_boundary:
             return None
     # the face's shape (normalised 2x2, unit determinant): from the fitted lattice when there is one
     if value >= 4:
-        a_mat = np.linalg.inv(m)
-        sm = a_mat @ a_mat.T
+        sm = m_inv @ m_inv.T
     else:
         sm = np.array([[cov[0], cov[1]], [cov[1], cov[2]]])
     sm = sm / math.sqrt(max(float(np.linalg.det(sm)), 1e-12))
@@ -1438,7 +1442,7 @@ def read_dice_timed(
     background: BoardBackground | np.ndarray | None = None,
 ) -> tuple[list[DieReading], DiceTimings]:
     """`read_dice` plus the time spent in each stage."""
-    cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or DiceConfig()
+    cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or _DEFAULT
     tm = DiceTimings()
     t0 = time.perf_counter()
     h, w = image_bgr.shape[:2]
@@ -1879,13 +1883,19 @@ def _covers(a: tuple[int, int, int, int, bool], b: tuple[int, int, int, int, boo
     return a[4] == b[4] and a[0] <= b[0] + mx and a[1] <= b[1] + my and a[2] >= b[2] - mx and a[3] >= b[3] - my
 
 
-def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
-    """Pip sizes follow from the expected die size when the board is known."""
-    from dataclasses import replace
+_BOARD_CONFIG: list[Any] = [None, None, None]  # the last (config, die size, board config)
 
-    return replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
+
+def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
+    """Pip sizes follow from the expected die size when the board is known (the same every frame
+    of one calibration: kept)."""
+    if _BOARD_CONFIG[0] is cfg and _BOARD_CONFIG[1] == die_px:
+        return _BOARD_CONFIG[2]  # type: ignore[no-any-return]
+    board_cfg = replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
                    rect_kernel=True, boundary_radius=0.0, ring_scale=cfg.board_ring_scale,
                    hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance)
+    _BOARD_CONFIG[:] = [cfg, die_px, board_cfg]
+    return board_cfg
 
 
 def _die_edge_at(f: Face, board: Any, scale: float, offset: tuple[float, float]) -> float | None:

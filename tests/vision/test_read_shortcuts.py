@@ -137,3 +137,14 @@ def test_short_medians_are_numpys() -> None:
     for n in range(1, 30):
         values = rng.random(n).astype(np.float32) * 3
         assert _median1(values) == float(np.median(values))
+
+
+def test_scales_asked_again_are_the_same_and_a_new_board_forgets_them(small_dataset: Path) -> None:
+    calib = calibration_for(load_dataset(small_dataset), VisionConfig())
+    geo = calib.geometry
+    at = tuple(geo.to_image([0.4, 0.3]))
+    first = geo.px_per_unit(at)
+    assert geo.px_per_unit(np.array(at)) == first
+    moved = type(geo)(geo.corners * 0.5, geo.image_size)  # the same board seen half as large
+    sx, sy = moved.px_per_unit(at)
+    assert sx < 0.7 * first[0] and sy < 0.7 * first[1]
