@@ -358,6 +358,7 @@ class _Ctx:
     columns: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
     columns_of: np.ndarray | None = None  # the occupancy map the "occ" and "occ3" columns are of
     step: np.ndarray | None = None  # the row-to-row lightness change
+    grad: tuple[np.ndarray, np.ndarray] | None = None  # lightness gradient (x, y), when looked at
 
 
 def _columns(ctx: _Ctx, kind: str, cs: list[int]) -> list[np.ndarray]:
@@ -526,6 +527,50 @@ def _breadth(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int,
     checkers, low for a thin streak (a point's edge seen a pixel off, a seam)."""
     seg = _side_min(ctx, centre_x, rows, reverse, 0.25)[start:end]
     return float((seg > ctx.config.occupancy_threshold).mean()) if seg.size else 0.0
+
+
+_RIM_ANGLES = np.linspace(0.0, 2.0 * np.pi, 32, endpoint=False)
+_RIM_RADII = (0.85, 0.92, 1.0)  # of a checker's radius: its rim's edge, wherever the bevel puts it
+_BG_GRADIENT: list[Any] = [None, None]  # (the empty board's Lab image, its lightness gradient)
+
+
+def _gradient(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x and y lightness change per px (3x3 Sobel)."""
+    return cv2.Sobel(lum, cv2.CV_32F, 1, 0) * np.float32(1 / 8), cv2.Sobel(lum, cv2.CV_32F, 0, 1) * np.float32(1 / 8)
+
+
+def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> float:
+    """Share of a checker-sized circle resting on the board edge at this point's axis along which
+    a round edge shows (lightness changing across the circle) that the empty board does not have
+    there: the rim of a checker whose face is the colour of the point under it."""
+    if ctx.bg_lab is None:
+        return 0.0
+    if _BG_GRADIENT[0] is not ctx.bg_lab:
+        _BG_GRADIENT[:] = [ctx.bg_lab, _gradient(cv2.GaussianBlur(ctx.bg_lab[..., 0], (0, 0), 0.8))]
+    if ctx.grad is None:
+        ctx.grad = _gradient(ctx.lum)
+    (gx, gy), (bx, by) = ctx.grad, _BG_GRADIENT[1]
+    h, w = gx.shape
+    r0 = rows.start or 0
+    r1 = rows.stop if rows.stop is not None else h
+    yc = (r1 - 1 - ctx.d / 2) if reverse else (r0 + ctx.d / 2)
+    cos, sin = np.cos(_RIM_ANGLES), np.sin(_RIM_ANGLES)
+    now = np.zeros(_RIM_ANGLES.size)
+    was = np.zeros(_RIM_ANGLES.size)
+    seen = np.ones(_RIM_ANGLES.size, bool)
+    for f in _RIM_RADII:
+        r = f * ctx.d / 2
+        x = np.round(centre_x + r * cos).astype(np.intp)
+        y = np.round(yc + r * sin).astype(np.intp)
+        seen &= (x >= 1) & (x < w - 1) & (y >= max(1, r0)) & (y < min(h - 1, r1))
+        x, y = np.clip(x, 0, w - 1), np.clip(y, 0, h - 1)
+        now = np.maximum(now, np.abs(gx[y, x] * cos + gy[y, x] * sin))
+        was = np.maximum(was, np.abs(bx[y, x] * cos + by[y, x] * sin))
+    if seen.sum() < 8:
+        return 0.0
+    cfg = ctx.config
+    new = now >= np.maximum(cfg.rim_edge_min, cfg.rim_edge_gain * was + 1.0)
+    return float(new[seen].mean())
 
 
 def _count_separate(side: np.ndarray, start: int, end: int, d: float, threshold: float) -> int | None:
@@ -895,9 +940,11 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                 continue  # a speck off the edge before any stack: noise
             if (not kept and reach < start <= ctx.config.base_reach * d and end - start >= ctx.config.base_min_run * d
                     and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
-                    and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth):
+                    and (_breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth
+                         or _edge_rim(ctx, centre_x, rows, reverse) >= ctx.config.base_rim)):
                 # A stack whose first checker is the colour of the point under it shows nothing
-                # at the board edge: it still starts there.
+                # at the board edge: it still starts there.  (Dark on a dark point, all a checker
+                # may show is its highlight, too narrow for the breadth test, and its round rim.)
                 start = 0
             elif (len(kept) == 1 and kept[0][1] - kept[0][0] < 0.55 * d and start > reach
                   and ctx.config.rim_pair_min * d <= start - kept[0][0] <= ctx.config.rim_pair_max * d):

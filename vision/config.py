@@ -69,6 +69,9 @@ class VisionConfig:
     base_reach: float = 1.1  # checker diameters: a long run starting this near the board edge starts at it
     base_min_run: float = 0.5  # ...if at least this many checker diameters long...
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
+    base_rim: float = 0.35  # ...or if this share of a checker's circle resting on the edge shows a new round rim
+    rim_edge_min: float = 4.0  # L* per px: a rim's edge across the circle is at least this sharp...
+    rim_edge_gain: float = 1.5  # ...and this many times (plus 1) sharper than the empty board's there
     floating_min_run: float = 0.9  # checker diameters: a run this long off the stack rests on hidden checkers...
     floating_gap_max: float = 2.5  # ...when the gap below it is at most this long
     rim_pair_min: float = 0.6  # checker diameters from a base sliver to the start of a second one: the
