@@ -680,6 +680,15 @@ def _comb_count(edge: np.ndarray, start: int, end: int, d: float, config: Vision
             break
     if s_fund is None:
         s_fund = float(lags[int(np.argmax(scores))])
+    if config.comb_half_ratio > 0:
+        # A clear peak at half that spacing makes it the second harmonic (every other rim of a
+        # tight stack is the stronger one): the spacing is the half.
+        near_half = np.abs(lags - s_fund / 2) <= max(0.5, 0.06 * s_fund)
+        for i in np.flatnonzero(near_half):
+            if (0 < i < lags.size - 1 and scores[i] >= scores[i - 1] and scores[i] >= scores[i + 1]
+                    and scores[i] >= config.comb_half_ratio * best):
+                s_fund = float(lags[i])
+                break
     # Refine on a higher harmonic: the k-th repeat pins the spacing k times more precisely.
     k = int((0.6 * sig.size) // s_fund)
     if k >= 2:

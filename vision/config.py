@@ -92,6 +92,7 @@ class VisionConfig:
     comb_clip_percentile: float = 90.0  # rim profile clipped here before its period is measured
     comb_clip_median: float = 2.5  # ...and at this multiple of its median (a die's edges beside a stack)
     comb_ratio: float = 0.75  # a rim spacing scoring this share of the best one is still plausible
+    comb_half_ratio: float = 0.5  # ...and half of it, peaking at this share of the best, is the spacing (0: off)
     use_dice: bool = True  # read dice with vision.dice (off: checkers only)
     # --- recheck ------------------------------------------------------------------------------
     recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera
