@@ -358,7 +358,6 @@ class _Ctx:
     columns: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
     columns_of: np.ndarray | None = None  # the occupancy map the "occ" and "occ3" columns are of
     step: np.ndarray | None = None  # the row-to-row lightness change
-    grad: tuple[np.ndarray, np.ndarray] | None = None  # lightness gradient (x, y), when looked at
 
 
 def _columns(ctx: _Ctx, kind: str, cs: list[int]) -> list[np.ndarray]:
@@ -531,6 +530,7 @@ def _breadth(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, start: int,
 
 _RIM_ANGLES = np.linspace(0.0, 2.0 * np.pi, 32, endpoint=False)
 _RIM_RADII = (0.85, 0.92, 1.0)  # of a checker's radius: its rim's edge, wherever the bevel puts it
+_RIM_AWAY = float(np.cos(np.radians(70.0)))  # a circle above a checker is looked at 70+ degrees from their contact
 _BG_GRADIENT: list[Any] = [None, None]  # (the empty board's Lab image, its lightness gradient)
 
 
@@ -539,21 +539,53 @@ def _gradient(lum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cv2.Sobel(lum, cv2.CV_32F, 1, 0) * np.float32(1 / 8), cv2.Sobel(lum, cv2.CV_32F, 0, 1) * np.float32(1 / 8)
 
 
-def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> float:
-    """Share of a checker-sized circle resting on the board edge at this point's axis along which
-    a round edge shows (lightness changing across the circle) that the empty board does not have
-    there: the rim of a checker whose face is the colour of the point under it."""
+def _rims_up_the_stack(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool,
+                       runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A short stack at the board edge goes on while the next checker's place (one diameter on,
+    the checkers touching) shows a new round rim (`next_rim`): checkers the colour of their point
+    show little more than their rims and highlights."""
+    if ctx.bg_lab is None or not runs or runs[0][0] != 0:
+        return runs
+    d = ctx.d
+    start, end = runs[0]
+    if end - start > 4.45 * d:
+        return runs
+    k = int(round((end - start) / d))
+    if k < 1:
+        return runs  # (a speck at the edge is no checker to go on from)
+    limit = (rows.stop if rows.stop is not None else ctx.occ.shape[0]) - (rows.start or 0)
+    while k < 5 and (k + 1) * d <= limit and _edge_rim(ctx, centre_x, rows, reverse, k * d) >= ctx.config.next_rim:
+        k += 1
+    if k * d <= end + 0.5 * d:
+        return runs
+    end = int(round(k * d))
+    rest = [(a, b) for a, b in runs[1:] if b > end]
+    if rest and rest[0][0] < end:
+        end = rest.pop(0)[1]
+    return [(start, end)] + rest
+
+
+def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, offset: float = 0.0) -> float:
+    """Share of a checker-sized circle resting on the board edge at this point's axis (or
+    ``offset`` px further along it) along which a round edge shows (lightness changing across
+    the circle) that the empty board does not have there: the rim of a checker whose face is the
+    colour of the point under it."""
     if ctx.bg_lab is None:
         return 0.0
     if _BG_GRADIENT[0] is not ctx.bg_lab:
         _BG_GRADIENT[:] = [ctx.bg_lab, _gradient(cv2.GaussianBlur(ctx.bg_lab[..., 0], (0, 0), 0.8))]
-    if ctx.grad is None:
-        ctx.grad = _gradient(ctx.lum)
-    (gx, gy), (bx, by) = ctx.grad, _BG_GRADIENT[1]
-    h, w = gx.shape
+    bx, by = _BG_GRADIENT[1]
+    h, w = bx.shape
     r0 = rows.start or 0
     r1 = rows.stop if rows.stop is not None else h
-    yc = (r1 - 1 - ctx.d / 2) if reverse else (r0 + ctx.d / 2)
+    yc = (r1 - 1 - offset - ctx.d / 2) if reverse else (r0 + offset + ctx.d / 2)
+    # the frame's gradient around the circle only (a 3x3 filter: the same values inside)
+    reach = ctx.d / 2 + 2
+    x0, y0 = max(0, int(centre_x - reach) - 1), max(0, int(yc - reach) - 1)
+    x1, y1 = min(w, int(centre_x + reach) + 3), min(h, int(yc + reach) + 3)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0.0
+    px, py = _gradient(np.ascontiguousarray(ctx.lum[y0:y1, x0:x1]))
     cos, sin = np.cos(_RIM_ANGLES), np.sin(_RIM_ANGLES)
     now = np.zeros(_RIM_ANGLES.size)
     was = np.zeros(_RIM_ANGLES.size)
@@ -563,9 +595,12 @@ def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool) -> float:
         x = np.round(centre_x + r * cos).astype(np.intp)
         y = np.round(yc + r * sin).astype(np.intp)
         seen &= (x >= 1) & (x < w - 1) & (y >= max(1, r0)) & (y < min(h - 1, r1))
-        x, y = np.clip(x, 0, w - 1), np.clip(y, 0, h - 1)
-        now = np.maximum(now, np.abs(gx[y, x] * cos + gy[y, x] * sin))
+        x, y = np.clip(x, x0, x1 - 1), np.clip(y, y0, y1 - 1)
+        now = np.maximum(now, np.abs(px[y - y0, x - x0] * cos + py[y - y0, x - x0] * sin))
         was = np.maximum(was, np.abs(bx[y, x] * cos + by[y, x] * sin))
+    if offset > 0:
+        # not where it touches the checker below it (whose own rim and shadow lie along there)
+        seen &= sin * (1.0 if reverse else -1.0) <= _RIM_AWAY
     if seen.sum() < 8:
         return 0.0
     cfg = ctx.config
@@ -947,9 +982,10 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         for start, end in runs:
             if not kept and start > reach and end - start < ctx.config.speck_max * d:
                 continue  # a speck off the edge before any stack: noise
-            if (not kept and reach < start <= ctx.config.base_reach * d and end - start >= ctx.config.base_min_run * d
+            if (not kept and reach < start <= ctx.config.base_reach * d
                     and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
-                    and (_breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth
+                    and ((end - start >= ctx.config.base_min_run * d
+                          and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth)
                          or _edge_rim(ctx, centre_x, rows, reverse) >= ctx.config.base_rim)):
                 # A stack whose first checker is the colour of the point under it shows nothing
                 # at the board edge: it still starts there.  (Dark on a dark point, all a checker
@@ -994,7 +1030,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                 merged[-1] = (merged[-1][0], end)
             else:
                 merged.append((start, end))
-        runs = merged
+        runs = _rims_up_the_stack(ctx, centre_x, rows, reverse, merged)
     light = dark = 0
     confs = []
     out_runs = []
