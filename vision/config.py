@@ -43,6 +43,7 @@ class VisionConfig:
     hand_min_outside_broad: float = 0.0017
     hand_entry_checkers: float = 1.6  # checker diameters an arm entering through the image border onto the surface spans
     hand_entry_checker_lab: float = 25.0  # Lab distance within which a pixel there has a checker's colour
+    hand_entry_narrow: float = 0.5  # ...or this share of that broad, covering `hand_min_inside` of the surface in other colours
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker

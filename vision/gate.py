@@ -123,6 +123,16 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
             entry[ys[checker], xs[checker]] = False
         entry_ids = np.bincount(labels[entry], minlength=count)
         broad = entry_ids >= model.entry_min
+        # ... or narrower (a thin arm or a hand seen from the far side), when what it covers
+        # inside is not in the checkers' colours (a stack at that edge is of them)
+        narrow = (entry_ids >= model.entry_min * config.hand_entry_narrow) & ~broad
+        if narrow.any() and model.checker_lab is not None:
+            body = (model.inside & on) & narrow[labels]
+            ys, xs = np.nonzero(body)
+            px = lab[ys, xs] / np.array([gain, 1.0, 1.0], np.float32)
+            unlike = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1) > config.hand_entry_checker_lab
+            large = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count) >= config.hand_min_inside * model.surface_px
+            broad |= narrow & large
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
         out_ids = np.where(broad, out_ids + entry_ids, out_ids)
     for k in range(1, count):

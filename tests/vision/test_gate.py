@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
@@ -135,3 +136,27 @@ def test_an_arm_entering_where_the_view_cuts_the_board_is_a_hand(small_dataset: 
     cv2.rectangle(arm, (int(a[0]), int(a[1])), (int(b[0]), arm.shape[0] - 1), (110, 150, 215), -1)
     cv2.circle(arm, (int((a[0] + b[0]) / 2), int(a[1])), int(0.7 * (b[0] - a[0])), (110, 150, 215), -1)
     assert gate.occluded(arm)
+
+
+@pytest.mark.parametrize("recording", [9882, 9883])
+def test_a_thin_arm_or_a_small_hand_through_the_near_border_is_a_hand(recording: int) -> None:
+    """Seeded recordings 9882 and 9883 (`referee render --seed N`) each hold a frame whose arm or
+    hand comes in through the image border where it cuts the board's near rim, narrower there
+    than 1.6 checkers: it counts as entering from outside because what it covers on the surface
+    is not in the checkers' colours (`hand_entry_narrow`).  Every hand frame of both is refused
+    (before, one of each was read)."""
+    from rules.position import starting_position
+    from vision.calibration import calibrate
+    from vision.render import IMAGE_SIZE, Scene, physical_counts, random_scene, random_setup, render
+
+    rng = np.random.default_rng(recording)
+    setup = random_setup(rng, None, None)
+    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=recording + 1))
+    pts, bar = physical_counts(starting_position("backgammon"))
+    start, _ = render(setup, Scene(points=pts, bar=bar, seed=recording + 2))
+    gate = Gate(calibrate(np.round(setup.corners, 2), IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
+    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(200)]
+    hands = [s for s in scenes if s.hand is not None]
+    assert len(hands) >= 10
+    read = [s.seed for s in hands if not gate.occluded(render(setup, s)[0])]
+    assert not read, read
