@@ -86,6 +86,15 @@ def _skin(lab: np.ndarray) -> np.ndarray:
     return (lab[..., 0] > 45) & (a > 6) & (a < 45) & (b > 8) & (b < 50) & (b > 0.5 * a)
 
 
+def _unlike_checkers(model: _GateModel, px: np.ndarray, gain: float, config: VisionConfig) -> np.ndarray:
+    """Per Lab pixel (n, 3) seen under lighting `gain`: farther than `hand_entry_checker_lab`
+    from both learnt checker colours."""
+    assert model.checker_lab is not None
+    px = px / np.array([gain, 1.0, 1.0], np.float32)
+    return np.asarray(np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1)
+                      > config.hand_entry_checker_lab)
+
+
 def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConfig) -> bool:
     """True when a hand or arm is over the playing surface."""
     lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -118,8 +127,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         entry = model.entry & (raw > 0)
         if model.checker_lab is not None and entry.any():
             ys, xs = np.nonzero(entry)
-            px = lab[ys, xs] / np.array([gain, 1.0, 1.0], np.float32)
-            checker = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1) <= config.hand_entry_checker_lab
+            checker = ~_unlike_checkers(model, lab[ys, xs], gain, config)
             entry[ys[checker], xs[checker]] = False
         entry_ids = np.bincount(labels[entry], minlength=count)
         broad = entry_ids >= model.entry_min
@@ -129,8 +137,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         if narrow.any() and model.checker_lab is not None:
             body = (model.inside & on) & narrow[labels]
             ys, xs = np.nonzero(body)
-            px = lab[ys, xs] / np.array([gain, 1.0, 1.0], np.float32)
-            unlike = np.linalg.norm(px[:, None, :] - model.checker_lab[None], axis=2).min(axis=1) > config.hand_entry_checker_lab
+            unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
             large = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count) >= config.hand_min_inside * model.surface_px
             broad |= narrow & large
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)

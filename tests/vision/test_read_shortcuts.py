@@ -1,7 +1,8 @@
 """The read's shortcuts (work done once, or only where it is looked at) give what the full work
 gives: the gate's hand verdict reused, the band averages computed per column, the checker and
 change masks warped only near the dice, the blob boxes and medians computed in bulk.  (Each was
-also checked to leave every observation of 800 rendered frames unchanged; see bench/vision.py.)"""
+also checked, by dumping every observation of 800 rendered frames before and after it, to leave
+the readings unchanged.)"""
 
 from __future__ import annotations
 
