@@ -237,6 +237,27 @@ class BoardGeometry:
     def canonical_size(self, width: int) -> tuple[int, int]:
         return width, max(8, int(round(width * self.aspect)))
 
+    def unwarp(self, canonical: np.ndarray, image_shape: tuple[int, ...],
+               near: list[tuple[float, float]] | None = None, reach: float = 0.0) -> np.ndarray:
+        """A canonical image (of any width) back in camera pixels, nearest pixel, 0 off the
+        surface; with ``near`` (image points), only within ``reach`` px of them (0 elsewhere)."""
+        ih, iw = image_shape[0], image_shape[1]
+        m = self.warp_matrix(canonical.shape[1])
+        if near is None:
+            return cv2.warpPerspective(canonical, m, (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+        out = np.zeros((ih, iw), canonical.dtype)
+        if not near:
+            return out
+        xy = np.asarray(near, np.float64).reshape(-1, 2)
+        x0, y0 = (int(max(0, np.floor(v - reach))) for v in xy.min(axis=0))
+        x1, y1 = int(min(iw, np.ceil(xy[:, 0].max() + reach) + 1)), int(min(ih, np.ceil(xy[:, 1].max() + reach) + 1))
+        if x1 > x0 and y1 > y0:
+            # the window's pixels map through the same homography (shifted to the window's origin)
+            shift = np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+            out[y0:y1, x0:x1] = cv2.warpPerspective(canonical, m @ shift, (x1 - x0, y1 - y0),
+                                                    flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+        return out
+
     def warp_matrix(self, width: int) -> np.ndarray:
         """Homography from image px to canonical px (``width`` px across the surface)."""
         if width not in self._warps:

@@ -1258,19 +1258,4 @@ def checker_mask(calib: Calibration, reading: CheckerReading, canon_shape: tuple
     bar_cx = (geo.bar_u[0] + geo.bar_u[1]) / 2 * w
     for t0, t1, colours in reading.bar_runs:
         draw(bar_cx, t0, t1, len(colours), True, 0.0)
-    iw, ih = image_shape[1], image_shape[0]
-    m = geo.warp_matrix(w)
-    if near is None:
-        return cv2.warpPerspective(mask, m, (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
-    out = np.zeros((ih, iw), np.uint8)
-    if not near:
-        return out
-    xy = np.asarray(near, np.float64).reshape(-1, 2)
-    x0, y0 = (int(max(0, np.floor(v - reach))) for v in xy.min(axis=0))
-    x1, y1 = int(min(iw, np.ceil(xy[:, 0].max() + reach) + 1)), int(min(ih, np.ceil(xy[:, 1].max() + reach) + 1))
-    if x1 > x0 and y1 > y0:
-        # the window's pixels map through the same homography (shifted to the window's origin)
-        shift = np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
-        out[y0:y1, x0:x1] = cv2.warpPerspective(mask, m @ shift, (x1 - x0, y1 - y0),
-                                                flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
-    return out
+    return geo.unwarp(mask, image_shape, near, reach)

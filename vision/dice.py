@@ -2045,22 +2045,7 @@ def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
     d = lab.astype(np.float32) - bg
     dl = np.maximum(np.abs(d[..., 0]) - tol, 0.0)
     dist = np.sqrt(cfg.change_light_weight * dl * dl + d[..., 1] ** 2 + d[..., 2] ** 2) / cfg.change_lab
-    m = board.warp_matrix(lab.shape[1])
-    ih, iw = image_shape[0], image_shape[1]
-    if near is None:
-        return cv2.warpPerspective(dist, m, (iw, ih), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
-    out = np.zeros((ih, iw), dist.dtype)
-    if not near:
-        return out
-    xy = np.asarray(near, np.float64).reshape(-1, 2)
-    x0, y0 = (int(max(0, np.floor(v - reach))) for v in xy.min(axis=0))
-    x1, y1 = int(min(iw, np.ceil(xy[:, 0].max() + reach) + 1)), int(min(ih, np.ceil(xy[:, 1].max() + reach) + 1))
-    if x1 > x0 and y1 > y0:
-        # the window's pixels map through the same homography (shifted to the window's origin)
-        shift = np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
-        out[y0:y1, x0:x1] = cv2.warpPerspective(dist, m @ shift, (x1 - x0, y1 - y0),
-                                                flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
-    return out
+    return np.asarray(board.unwarp(dist, image_shape, near, reach))
 
 
 def _leaning(d: DieReading, occupied: np.ndarray, board: Any, cfg: DiceConfig) -> bool:
