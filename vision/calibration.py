@@ -59,6 +59,23 @@ def plane_aspect(corners: np.ndarray, image_size: tuple[int, int], hfov_deg: flo
     return float(np.linalg.norm(b[:, 1]) / max(float(np.linalg.norm(b[:, 0])), 1e-12))
 
 
+_EMPTY_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def empty_lab(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The empty board's Lab image (float32, OpenCV's 8-bit scale) at ``shape``: computed once
+    per calibration image and size (the checker and dice stages both compare against it)."""
+    hit = _EMPTY_LAB.get(id(background))
+    if hit is not None and hit[0] is background and hit[1].shape[:2] == shape[:2]:
+        return hit[1]
+    lab = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if lab.shape[:2] != shape[:2]:
+        lab = cv2.resize(lab, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    _EMPTY_LAB.clear()
+    _EMPTY_LAB[id(background)] = (background, lab)
+    return lab
+
+
 @dataclass
 class BoardGeometry:
     """The playing surface in one camera image: homography plus the layout of points and bar.

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration import Calibration, empty_lab
 from vision.config import VisionConfig
 
 __all__ = [
@@ -303,6 +303,7 @@ def _local_gain(ls_now: np.ndarray, ch_a: np.ndarray, ch_b: np.ndarray, bg: Back
 # image it was computed from (so it is never used for another frame).
 _GAIN_MEMO: list[Any] = [None, None]
 
+SHORT_STACK = 4.45  # checker diameters: a run up to this long is counted by its length (its checkers touch)
 BAND_HALF = 0.18  # checker diameters either side of a point's axis that its profiles average
 
 _CLOSE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (6, 6))
@@ -548,7 +549,7 @@ def _rims_up_the_stack(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool,
         return runs
     d = ctx.d
     start, end = runs[0]
-    if end - start > 4.45 * d:
+    if end - start > SHORT_STACK * d:
         return runs
     k = int(round((end - start) / d))
     if k < 1:
@@ -758,7 +759,7 @@ def _count_run(ctx: _Ctx, start: int, end: int, edge: np.ndarray,
     ratio = length / ctx.d
     if ratio < 0.55:
         return 0, float(_clamp(1 - 2 * abs(ratio - 0.3) / 0.5, 0.3, 1))
-    if ratio <= 4.45:
+    if ratio <= SHORT_STACK:
         n = int(round(ratio))
         return max(n, 1), float(_clamp(1 - 2 * abs(ratio - round(ratio)), 0, 1))
     if side is not None:
@@ -1059,7 +1060,7 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
         n, conf = _count_run(ctx, start, end, edge, side)
         if n == 0:
             continue
-        if from_base and (end - start) <= 4.45 * ctx.d:
+        if from_base and (end - start) <= SHORT_STACK * ctx.d:
             # A short stack is counted by its length: its checkers touch, so they lie one
             # diameter apart and end n diameters from its start (the rest of a longer run is
             # shadow or the point's own colour; a shorter one ends in a faint far rim).
@@ -1096,7 +1097,7 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     dark = np.asarray(calib.colours.dark, np.float32)
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
-    bg_lab = _background_lab(calib.background, lab.shape) if calib.colours.learnt else None
+    bg_lab = empty_lab(calib.background, lab.shape) if calib.colours.learnt else None
     ctx = _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
     if calib.colours.learnt:
         # The light on each point now, so a light checker in shadow is still light (computed by
@@ -1125,21 +1126,6 @@ def _strip(background: np.ndarray, x0: int, x1: int) -> np.ndarray:
             _STRIPS.clear()
         hit = _STRIPS[key] = (background, np.ascontiguousarray(background[:, x0:x1]))
     return hit[1]
-
-
-_BG_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _background_lab(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    hit = _BG_LAB.get(id(background))
-    if hit is not None and hit[0] is background and hit[1].shape[:2] == shape[:2]:
-        return hit[1]
-    bg = _lab(background)
-    if bg.shape[:2] != shape[:2]:
-        bg = cv2.resize(bg, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
-    _BG_LAB.clear()
-    _BG_LAB[id(background)] = (background, bg)
-    return bg
 
 
 def read_checkers(

@@ -43,6 +43,8 @@ from typing import Any, Literal, NamedTuple
 import cv2
 import numpy as np
 
+from vision.calibration import empty_lab
+
 __all__ = [
     "DiceConfig",
     "DieReading",
@@ -284,9 +286,6 @@ class RollValidity(NamedTuple):
     roll: Literal["valid", "void", "none"]
     void_reason: Literal["different_halves", "cocked", "on_checker", "off_board"] | None
     half: Literal["left", "right"] | None
-
-
-_DEFAULT = DiceConfig()  # (frozen: one shared instance, so what is derived from it is kept)
 
 
 @dataclass
@@ -1442,7 +1441,7 @@ def read_dice_timed(
     background: BoardBackground | np.ndarray | None = None,
 ) -> tuple[list[DieReading], DiceTimings]:
     """`read_dice` plus the time spent in each stage."""
-    cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or _DEFAULT
+    cfg = config if isinstance(config, DiceConfig) else getattr(config, "dice", None) or DiceConfig()
     tm = DiceTimings()
     t0 = time.perf_counter()
     h, w = image_bgr.shape[:2]
@@ -1738,7 +1737,10 @@ def _candidate_windows(gray: np.ndarray, roi: np.ndarray, die_px: float, cfg: Di
             inside = ((centre[:, None, 0] >= mb[None, :, 0]) & (centre[:, None, 0] <= mb[None, :, 0] + mb[None, :, 2])
                       & (centre[:, None, 1] >= mb[None, :, 1]) & (centre[:, None, 1] <= mb[None, :, 1] + mb[None, :, 3]))
             ok &= inside.any(axis=1) if len(mb) else np.zeros(len(rects), bool)
-        area = _rect_counts(cand, rects, ok)
+        area = np.zeros(len(rects))
+        for i in np.nonzero(ok)[0]:
+            x, y, ww, hh = rects[i]
+            area[i] = np.count_nonzero(cand[y:y + hh, x:x + ww])
         ok &= area >= 2
         # compact like a pip, not a sliver (the gaps between stacked checkers)
         ok &= (area >= cfg.window_fill * bw * bh_) & (np.maximum(bw, bh_) <= cfg.window_aspect * np.minimum(bw, bh_) + 1)
@@ -1810,24 +1812,6 @@ def _outer_boxes(contours: Any, hier: np.ndarray) -> np.ndarray:
     return np.concatenate([lo, hi - lo + 1], axis=1).reshape(-1, 4)
 
 
-def _rect_counts(mask: np.ndarray, rects: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Per (x, y, w, h) rect: its nonzero pixels in `mask` (0 where not `ok`), all rects at once."""
-    area = np.zeros(len(rects))
-    sel = np.nonzero(ok)[0]
-    if not len(sel):
-        return area
-    x, y, ww, hh = (rects[sel, i] for i in range(4))
-    span = int(max(ww.max(), hh.max()))
-    off = np.arange(span)
-    rows = y[:, None, None] + off[None, :, None]
-    cols = x[:, None, None] + off[None, None, :]
-    inside = (off[None, :, None] < hh[:, None, None]) & (off[None, None, :] < ww[:, None, None])
-    hm, wm = mask.shape[:2]
-    pix = mask[np.minimum(rows, hm - 1), np.minimum(cols, wm - 1)]
-    area[sel] = ((pix != 0) & inside).sum(axis=(1, 2))
-    return area
-
-
 def _lattice_support(pts: np.ndarray, size: np.ndarray, keep: np.ndarray, ask: np.ndarray, die_px: float,
                      cfg: DiceConfig) -> np.ndarray:
     """Per blob in `ask`: at least `window_lattice` of the other `keep` blobs lie
@@ -1883,19 +1867,13 @@ def _covers(a: tuple[int, int, int, int, bool], b: tuple[int, int, int, int, boo
     return a[4] == b[4] and a[0] <= b[0] + mx and a[1] <= b[1] + my and a[2] >= b[2] - mx and a[3] >= b[3] - my
 
 
-_BOARD_CONFIG: list[Any] = [None, None, None]  # the last (config, die size, board config)
-
-
+@functools.lru_cache(maxsize=8)
 def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
     """Pip sizes follow from the expected die size when the board is known (the same every frame
     of one calibration: kept)."""
-    if _BOARD_CONFIG[0] is cfg and _BOARD_CONFIG[1] == die_px:
-        return _BOARD_CONFIG[2]  # type: ignore[no-any-return]
-    board_cfg = replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
+    return replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
                    rect_kernel=True, boundary_radius=0.0, ring_scale=cfg.board_ring_scale,
                    hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance)
-    _BOARD_CONFIG[:] = [cfg, die_px, board_cfg]
-    return board_cfg
 
 
 def _die_edge_at(f: Face, board: Any, scale: float, offset: tuple[float, float]) -> float | None:
@@ -2015,23 +1993,6 @@ def _on_checker(d: DieReading, mask: np.ndarray, board: Any = None) -> bool:
     return depth >= DiceConfig().on_checker_depth * die_px
 
 
-_EMPTY_LAB: list[Any] = [None, None, None]  # (background, shape, (Lab, lightness tolerance))
-
-
-def _empty_lab(background: np.ndarray, shape: tuple[int, ...], cfg: DiceConfig) -> tuple[np.ndarray, np.ndarray]:
-    """The empty board's Lab image at `shape` and the lightness change tolerated per pixel: a
-    change within a share of the board's own lightness is lighting (a shadow band, vignetting, a
-    lamp moved), not a body.  Computed once per calibration image."""
-    if _EMPTY_LAB[0] is background and _EMPTY_LAB[1] == shape:
-        return _EMPTY_LAB[2]  # type: ignore[no-any-return]
-    bg = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
-    if bg.shape != shape:
-        bg = cv2.resize(bg, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
-    tol = cfg.change_light_tolerance * (bg[..., 0] + cfg.change_light_offset)
-    _EMPTY_LAB[:] = [background, shape, (bg, tol)]
-    return bg, tol
-
-
 def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
                        image_shape: tuple[int, int], near: list[tuple[float, float]] | None = None,
                        reach: float = 0.0) -> np.ndarray:
@@ -2041,8 +2002,11 @@ def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
     to see what a die leans on.  With `near` (image points, the dice): only within `reach` px of
     them (zero elsewhere)."""
     cfg = DiceConfig()
-    bg, tol = _empty_lab(background, lab.shape, cfg)
+    bg = empty_lab(background, lab.shape)
     d = lab.astype(np.float32) - bg
+    # a lightness change within a share of the board's own lightness is lighting (a shadow band,
+    # vignetting, a lamp moved), not a body: only the excess counts
+    tol = cfg.change_light_tolerance * (bg[..., 0] + cfg.change_light_offset)
     dl = np.maximum(np.abs(d[..., 0]) - tol, 0.0)
     dist = np.sqrt(cfg.change_light_weight * dl * dl + d[..., 1] ** 2 + d[..., 2] ** 2) / cfg.change_lab
     return np.asarray(board.unwarp(dist, image_shape, near, reach))
