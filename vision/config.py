@@ -32,6 +32,7 @@ class VisionConfig:
     hand_min_inside: float = 0.005  # share of the surface an occluder covers inside it
     hand_min_outside_large: float = 0.00015  # ...or this little outside (3 gate px) when it covers much inside:
     hand_min_inside_large: float = 0.025  # this share of the surface (about four checkers)
+    hand_large_unlike: float = 0.5  # ... of which this share is not in the checkers' colours
     hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
     # An occluder's outside part reaches this far beyond the surface edge (board units) or the image
     # border, on at least `hand_min_far` gate px: an arm comes from afar, a die that fell off the

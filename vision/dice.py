@@ -106,6 +106,10 @@ class DiceConfig:
     min_boundary: float = 0.3  # ... from the face on this share of it
     layout_tolerance: float = 0.17  # max deviation from a layout, in layout units (pip spacing)
     unit_consistency: float = 1.25  # twos/threes: pip spacing within this factor of the frame's fours/fives
+    # the die edge expected in the working image (px; with a board): faces that imply an edge
+    # beyond `ref_edge_range` of it (a row of blobs along a point's edge) set no pip spacing
+    expected_edge_px: float | None = None
+    ref_edge_range: tuple[float, float] = (0.7, 1.5)
     lattice_shape_tolerance: float = 0.6  # fitted face lattice vs pip ellipse shape (normalised)
     closed_radius: float = 1.75  # no foreign pip within this many layout units of a face centre
     path_min_rel: float = 0.55  # a link's path must stay this bright (share of face contrast)
@@ -264,6 +268,9 @@ class DiceConfig:
     rim_min_occupied: float = 0.3  # ... and this share of it must be unlike the empty board
     rim_occupancy: float = 0.5  # occupancy (0..1, or 0/255 masks) that counts as unlike it
     gap_one_cover: float = 0.35  # a lone pip whose die footprint is this much checker, not on one
+    # A roll throws two dice: with only one on the surface (and no other reason found) the other
+    # came to rest off it, out of the picture (off_board).  Not for the opening roll's single die.
+    lone_die_void: bool = True
 
 
 @dataclass(frozen=True)
@@ -863,6 +870,9 @@ def find_faces(pips: list[Pip], gray: np.ndarray, cfg: DiceConfig | None = None)
     ratios = sorted(f.axes[0] for f in out)
     floor = ratios[int(0.8 * (len(ratios) - 1))] - cfg.top_ratio_margin if ratios else 1.0
     squarish = [f for f in out if f.axes[0] >= floor]
+    if cfg.expected_edge_px is not None:
+        lo, hi = (v * cfg.expected_edge_px for v in cfg.ref_edge_range)
+        squarish = [f for f in squarish if lo <= _edge_px(f, cfg) <= hi]
     ref = [f.extra["unit_r"] for f in squarish if f.value in (4, 5)] or [
         f.extra["unit_r"] for f in squarish if f.value == 3]
     unit_ref = float(np.median(ref)) if ref else None
@@ -1040,10 +1050,11 @@ def _face_score(f: Face) -> float:
 
 
 def select_faces(faces: list[Face], cfg: DiceConfig | None = None) -> list[Face]:
-    """Best-first choice of faces that share no pip."""
+    """Best-first choice of faces that share no pip; faces of a die's size before those that can
+    only be a side face (`side_only`: a pip of a one and a spot beside it make no side face)."""
     used: set[int] = set()
     out = []
-    for f in sorted(faces, key=_face_score, reverse=True):
+    for f in sorted(faces, key=lambda f: (not f.extra.get("side_only"), _face_score(f)), reverse=True):
         if used.intersection(f.pips):
             continue
         out.append(f)
@@ -1206,9 +1217,11 @@ def _major_r(f: Face) -> float:
 def _side_spans(s: Face, board: Any, scale: float, offset: tuple[float, float], cfg: DiceConfig) -> bool:
     """A side face's pip lattice spans a die's edge (`cocked_side_edge` of the board's die size,
     along its less foreshortened axis): a whole face, not the sliver of side face a flat die shows.
-    (Its pips' size is a poorer measure: a side face is darker, and thresholding shrinks faint pips.)"""
+    (Its pips' size is a poorer measure: a side face is darker, and thresholding shrinks faint pips.)
+    A lattice wider than a die's face (`board_size_max`) is no face of it at all: pips of two
+    bodies, such as a one's pip and a spot on the board."""
     edge = _die_edge_at(s, board, scale, offset)
-    return edge is not None and _edge_px(s, cfg) >= cfg.cocked_side_edge * edge * scale
+    return edge is not None and cfg.cocked_side_edge * edge * scale <= _edge_px(s, cfg) <= cfg.board_size_max * edge * scale
 
 
 def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, scale: float,
@@ -1294,6 +1307,7 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
     edge = edge_px * scale
     taken = {i for t, _ in dice for i in t.pips}  # pips of any die's top face
     reach = []
+    gain: float | None = None  # the frame's lighting against the empty board around the die (when asked)
     for i, p in pips.items():
         if i in taken or p.dark != top.dark:
             continue
@@ -1306,26 +1320,13 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
                 and math.sqrt(minor / max(major, 1e-9)) >= cfg.side_pip_min_round
                 and p.contrast >= cfg.side_pip_min_contrast * top.extra["contrast"]):
             continue
-        if grays is not None and _on_empty_board(p, grays, scale, cfg):
-            continue
+        if grays is not None:
+            if gain is None:
+                gain = _ring_gain(grays, (top.centre[0] / scale, top.centre[1] / scale), edge_px)
+            if _on_empty_board(p, grays, scale, cfg, gain):
+                continue
         reach.append(d)
     return len(reach) >= cfg.side_pip_count and max(reach) >= cfg.side_pip_reach
-
-
-def _on_empty_board(p: Pip, grays: tuple[np.ndarray, np.ndarray], scale: float, cfg: DiceConfig) -> bool:
-    """Pip `p` and the ring around it look as on the empty board (the median grey difference over
-    a square of twice the pip's long radius is within `side_pip_static` of its contrast): a mark
-    of the board itself, not a pip on a side face that covers the board there."""
-    frame, empty = grays
-    h, w = frame.shape[:2]
-    x, y = int(round(p.x / scale)), int(round(p.y / scale))
-    major, _ = _cov_axes(p.cov)
-    r = max(2, int(round(4.0 * math.sqrt(max(major, 1e-9)) / scale)))  # twice the long radius (2 sigma)
-    x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return False
-    diff = np.abs(frame[y0:y1, x0:x1].astype(np.float64) - empty[y0:y1, x0:x1].astype(np.float64))
-    return bool(float(np.median(diff)) <= cfg.side_pip_static * p.contrast)
 
 
 # die edges: where `_side_band` samples the frame's gain against the empty board (a ring of
@@ -1335,6 +1336,37 @@ _SIDE_BAND_GAIN_RING = np.concatenate([
                     np.sin(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False))], axis=1)
     for rad in (1.35, 1.6, 1.85)])
 _SIDE_BAND_REACH = 1.9
+
+
+def _ring_gain(grays: tuple[np.ndarray, np.ndarray], centre: tuple[float, float], edge: float) -> float:
+    """The frame's lighting against the empty board (grey ratio, median) on a ring 1.35-1.85
+    die edges around `centre` (region px): outside the die and any side face it shows."""
+    frame, empty = grays
+    h, w = frame.shape[:2]
+    pts = np.asarray(centre, np.float64) + _SIDE_BAND_GAIN_RING * edge
+    ix, iy = np.round(pts[:, 0]).astype(np.intp), np.round(pts[:, 1]).astype(np.intp)
+    ok = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+    fg, eg = frame[iy[ok], ix[ok]].astype(np.float64), empty[iy[ok], ix[ok]].astype(np.float64)
+    keep = eg > 5
+    return float(np.median(fg[keep] / eg[keep])) if keep.sum() >= 20 else 1.0
+
+
+def _on_empty_board(p: Pip, grays: tuple[np.ndarray, np.ndarray], scale: float, cfg: DiceConfig,
+                    gain: float = 1.0) -> bool:
+    """Pip `p` and the ring around it look as on the empty board under the frame's lighting
+    `gain` (the median grey difference over a square of twice the pip's long radius is within
+    `side_pip_static` of its contrast): a mark of the board itself, not a pip on a side face that
+    covers the board there."""
+    frame, empty = grays
+    h, w = frame.shape[:2]
+    x, y = int(round(p.x / scale)), int(round(p.y / scale))
+    major, _ = _cov_axes(p.cov)
+    r = max(2, int(round(4.0 * math.sqrt(max(major, 1e-9)) / scale)))  # twice the long radius (2 sigma)
+    x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    diff = np.abs(frame[y0:y1, x0:x1].astype(np.float64) - gain * empty[y0:y1, x0:x1].astype(np.float64))
+    return bool(float(np.median(diff)) <= cfg.side_pip_static * p.contrast)
 
 
 def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: Any, scale: float,
@@ -1852,10 +1884,12 @@ def _static(gray: np.ndarray, hat: np.ndarray, bg: tuple[np.ndarray, ...], dark:
         b_hat = b_bh if dark else b_wh
         near = np.stack([b_hat[np.clip(cy + dy, 0, h - 1), np.clip(cx + dx, 0, w - 1)]
                          for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1).max(axis=1).astype(np.float64)
-    same_hat = near >= cfg.static_hat * f_hat
     f = np.concatenate([gray[cy, cx][:, None], gray[ry, rx]], axis=1).astype(np.float64)
     b = np.concatenate([b_gray[cy, cx][:, None], b_gray[ry, rx]], axis=1).astype(np.float64)
     gain = f.mean(axis=1, keepdims=True) / np.maximum(b.mean(axis=1, keepdims=True), 1.0)
+    # the empty board's blob under the same local gain (a dark die over light wood is no shadow
+    # that dims the wood's own bright streak into a light pip's ring)
+    same_hat = near * gain[:, 0] >= cfg.static_hat * f_hat
     tol = np.maximum(cfg.static_ring_floor, cfg.static_ring * f_hat)[:, None]
     same_ring = (np.abs(f - gain * b) > tol).sum(axis=1) <= 1
     return same_hat & same_ring
@@ -1870,10 +1904,12 @@ def _covers(a: tuple[int, int, int, int, bool], b: tuple[int, int, int, int, boo
 @functools.lru_cache(maxsize=8)
 def _board_config(cfg: DiceConfig, die_px: float) -> DiceConfig:
     """Pip sizes follow from the expected die size when the board is known (the same every frame
-    of one calibration: kept)."""
+    of one calibration: kept).  The die size also tells which faces may set the pip spacing of
+    the frame's twos and threes (not three blobs in a row along a point's edge, far too large)."""
     return replace(cfg, hat_kernel_px=cfg.board_pip_hat_die * die_px, max_pip_px=cfg.board_max_pip_die * die_px,
                    rect_kernel=True, boundary_radius=0.0, ring_scale=cfg.board_ring_scale,
-                   hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance)
+                   hat_levels=cfg.board_hat_levels, all_levels=True, face_tolerance=cfg.board_face_tolerance,
+                   expected_edge_px=die_px)
 
 
 def _die_edge_at(f: Face, board: Any, scale: float, offset: tuple[float, float]) -> float | None:
@@ -1917,8 +1953,9 @@ def roll_validity(
 ) -> RollValidity:
     """Judge the dice lying on the board: `none` without dice; `void` when a die is off the playing
     surface (or on the bar), rests on a checker (most of its footprint in `checker_mask`, uint8
-    255 = checker, image-sized), is cocked, or when the dice lie in different halves (not for
-    the single dice of an opening roll, `opening`); otherwise `valid` with the half they lie in.
+    255 = checker, image-sized), is cocked, when only one die lies on it (the other came to rest
+    off the surface: `off_board`), or when the dice lie in different halves (neither of the last
+    two for the single dice of an opening roll, `opening`); otherwise `valid` with the half they lie in.
     `occupied` (optional; an image-sized mask, 255 = not the empty board, or a function returning
     one; or 0..1 occupancy, > `rim_occupancy` counts) confirms a checker under a die: the checker's rim must show around the die."""
     if not dice:
@@ -1948,6 +1985,8 @@ def roll_validity(
                     occupied = occupied()
                 if _leaning(d, occupied, board, cfg):
                     return RollValidity("void", "cocked", None)
+    if len(dice) == 1 and cfg.lone_die_void and not opening:
+        return RollValidity("void", "off_board", None)
     if len(set(halves)) > 1:
         if opening:
             return RollValidity("valid", None, None)

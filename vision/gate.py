@@ -142,15 +142,24 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
             broad |= narrow & large
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
         out_ids = np.where(broad, out_ids + entry_ids, out_ids)
+    unlike_ids: np.ndarray | None = None  # per component: inside pixels unlike the checkers (when asked)
     for k in range(1, count):
         if far_ids[k] < config.hand_min_far and out_ids[k] < config.hand_min_outside_broad * total:
             continue
         if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
             return True
         # An arm barely visible outside (the board fills the view, or it matches the rim) but
-        # covering much of the surface.
+        # covering much of the surface, mostly not in the checkers' colours there: a die fallen
+        # on the rim at the image border links up with the checkers beside it just as well.
         if out_ids[k] >= config.hand_min_outside_large * total and in_ids[k] >= config.hand_min_inside_large * model.surface_px:
-            return True
+            if model.checker_lab is None:
+                return True
+            if unlike_ids is None:
+                ys, xs = np.nonzero(model.inside & on)
+                unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
+                unlike_ids = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)
+            if unlike_ids[k] >= config.hand_large_unlike * in_ids[k]:
+                return True
     return False
 
 

@@ -131,8 +131,11 @@ def test_roll_validity_rules() -> None:
 
     right = [die(900, 300), die(950, 400)]
     assert roll_validity(right, geo) == ("valid", None, "right")
-    roll, reason, half = roll_validity([die(300, 300)], geo)  # unpacks like a tuple
+    roll, reason, half = roll_validity([die(300, 300), die(350, 400)], geo)  # unpacks like a tuple
     assert (roll, reason, half) == ("valid", None, "left")
+    # one die on the surface: the other came to rest off it (except the opening roll's single die)
+    assert roll_validity([die(300, 300)], geo) == ("void", "off_board", None)
+    assert roll_validity([die(300, 300)], geo, opening=True) == ("valid", None, "left")
     assert roll_validity([die(900, 300), die(600, 400)], geo).void_reason == "off_board"  # on the bar
     assert roll_validity([die(900, 300), die(1150, 400)], geo).void_reason == "off_board"
     assert roll_validity([die(900, 300, True), die(950, 400)], geo).void_reason == "cocked"

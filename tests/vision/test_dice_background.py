@@ -192,12 +192,12 @@ def test_a_one_leaning_on_a_checker_is_cocked_at_a_lower_tilt() -> None:
     alone[189:212, 189:212] = 2.0
     tilt = (cfg.leaning_tilt_one + cfg.leaning_tilt) / 2
 
-    def roll(value: int, t: float, occupied: np.ndarray) -> str:
+    def cocked(value: int, t: float, occupied: np.ndarray) -> bool:
         die = DieReading(value, (190, 190, 20, 20), (200.0, 200.0), 1.0, False, tilt=t)
-        return roll_validity([die], board, occupied=occupied).roll
+        return roll_validity([die], board, occupied=occupied).void_reason == "cocked"
 
-    assert roll(1, tilt, occ) == "void"
-    assert roll(1, cfg.leaning_tilt_one / 2, occ) == "valid"
-    assert roll(1, tilt, alone) == "valid"
-    assert roll(2, tilt, occ) == "valid"
-    assert roll(2, cfg.leaning_tilt, occ) == "void"
+    assert cocked(1, tilt, occ)
+    assert not cocked(1, cfg.leaning_tilt_one / 2, occ)
+    assert not cocked(1, tilt, alone)
+    assert not cocked(2, tilt, occ)
+    assert cocked(2, cfg.leaning_tilt, occ)

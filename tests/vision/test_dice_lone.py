@@ -1,4 +1,4 @@
-"""vision.dice with a board: one die read where a roll throws two stays a valid roll, even beside
+"""vision.dice with a board: one die read where a roll throws two is never called cocked, even beside
 another die-sized body (a missed flat die, a shadow, a gap between checkers); a die in shade is still one of the roll's
 dice (`_like`); pips at a top face's own rim are not a cocked die's side face (`_beyond_edge`)."""
 
@@ -45,13 +45,14 @@ def _roll(seed: int, body: float | None, opening: bool = False):
 
 
 def test_lone_die_is_not_called_cocked() -> None:
-    """No second body, a die-sized one or a checker-sized one, or the opening roll's single die:
-    one die read is no evidence of a cocked second die."""
+    """No second body, a die-sized one or a checker-sized one: one die read is no evidence of a
+    cocked second die; the roll is void because the other die is not on the surface.  The
+    opening roll's single die is a valid roll."""
     for seed in range(9050, 9054):
         for body in (None, 1.0, 2.4):
             dice, verdict = _roll(seed, body)
             assert len(dice) == 1, seed
-            assert verdict.roll == "valid", (seed, body)
+            assert (verdict.roll, verdict.void_reason) == ("void", "off_board"), (seed, body)
         assert _roll(seed, 1.0, opening=True)[1].roll == "valid", seed
 
 
