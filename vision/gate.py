@@ -123,8 +123,23 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     out_ids = np.bincount(labels[model.outside & on], minlength=count)
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     far_ids = np.bincount(labels[model.far & on], minlength=count)
+    unlike_ids: np.ndarray | None = None  # per component: inside pixels unlike the checkers (when asked)
+
+    def unlike_share(k: np.ndarray) -> np.ndarray:
+        """Share of what components `k` cover inside that is not in the checkers' colours."""
+        nonlocal unlike_ids
+        if unlike_ids is None:
+            ys, xs = np.nonzero(model.inside & on)
+            unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
+            unlike_ids = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)
+        return np.asarray(unlike_ids[k] / np.maximum(in_ids[k], 1))
+
     if model.entry is not None:
         entry = model.entry & (raw > 0)
+        # as broad as an arm in any colour, and mostly unlike the checkers inside: an arm in a
+        # sleeve of a checker's colour (stacks at the edge are of the checkers' colours throughout)
+        raw_entry_ids = np.bincount(labels[entry], minlength=count)
+        sleeve = raw_entry_ids >= model.entry_min
         if model.checker_lab is not None and entry.any():
             ys, xs = np.nonzero(entry)
             checker = ~_unlike_checkers(model, lab[ys, xs], gain, config)
@@ -140,9 +155,13 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
             unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
             large = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count) >= config.hand_min_inside * model.surface_px
             broad |= narrow & large
+        if model.checker_lab is not None and (sleeve & ~broad).any():
+            ks = np.flatnonzero(sleeve & ~broad)
+            ks = ks[unlike_share(ks) >= config.hand_large_unlike]
+            broad[ks] = True
+            entry_ids[ks] = raw_entry_ids[ks]
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
         out_ids = np.where(broad, out_ids + entry_ids, out_ids)
-    unlike_ids: np.ndarray | None = None  # per component: inside pixels unlike the checkers (when asked)
     for k in range(1, count):
         if far_ids[k] < config.hand_min_far and out_ids[k] < config.hand_min_outside_broad * total:
             continue
@@ -152,13 +171,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         # covering much of the surface, mostly not in the checkers' colours there: a die fallen
         # on the rim at the image border links up with the checkers beside it just as well.
         if out_ids[k] >= config.hand_min_outside_large * total and in_ids[k] >= config.hand_min_inside_large * model.surface_px:
-            if model.checker_lab is None:
-                return True
-            if unlike_ids is None:
-                ys, xs = np.nonzero(model.inside & on)
-                unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
-                unlike_ids = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)
-            if unlike_ids[k] >= config.hand_large_unlike * in_ids[k]:
+            if model.checker_lab is None or unlike_share(np.array([k]))[0] >= config.hand_large_unlike:
                 return True
     return False
 
