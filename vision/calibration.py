@@ -59,20 +59,11 @@ def plane_aspect(corners: np.ndarray, image_size: tuple[int, int], hfov_deg: flo
     return float(np.linalg.norm(b[:, 1]) / max(float(np.linalg.norm(b[:, 0])), 1e-12))
 
 
-_EMPTY_LAB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def empty_lab(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """The empty board's Lab image (float32, OpenCV's 8-bit scale) at ``shape``: computed once
-    per calibration image and size (the checker and dice stages both compare against it)."""
-    hit = _EMPTY_LAB.get(id(background))
-    if hit is not None and hit[0] is background and hit[1].shape[:2] == shape[:2]:
-        return hit[1]
+def lab_at(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A BGR image's Lab (float32, OpenCV's 8-bit scale), resized to ``shape`` if need be."""
     lab = cv2.cvtColor(background, cv2.COLOR_BGR2LAB).astype(np.float32)
     if lab.shape[:2] != shape[:2]:
         lab = cv2.resize(lab, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
-    _EMPTY_LAB.clear()
-    _EMPTY_LAB[id(background)] = (background, lab)
     return lab
 
 
@@ -367,6 +358,17 @@ class Calibration:
     background: np.ndarray | None = None  # canonical BGR image of the empty board
     reference_frame: np.ndarray | None = None  # camera frame (full size) for the gate / recheck
     canonical_width: int = 640
+    _empty_lab: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def empty_lab(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The empty board's Lab image at ``shape`` (see `lab_at`): computed once per background
+        image and size, the checker and dice stages both compare against it."""
+        if self.background is None:
+            raise ValueError("this calibration has no empty-board image")
+        hit = self._empty_lab
+        if hit is None or hit[0] is not self.background or hit[1].shape[:2] != shape[:2]:
+            hit = self._empty_lab = (self.background, lab_at(self.background, shape))
+        return hit[1]
 
     def save(self, path: str | Path) -> None:
         data = {

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration, empty_lab
+from vision.calibration import Calibration
 from vision.config import VisionConfig
 
 __all__ = [
@@ -1097,7 +1097,7 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
     dark = np.asarray(calib.colours.dark, np.float32)
     lum = cv2.GaussianBlur(lab[..., 0], (0, 0), 0.8)
     limit = config.bar_colour_limit if calib.colours.learnt else None
-    bg_lab = empty_lab(calib.background, lab.shape) if calib.colours.learnt else None
+    bg_lab = calib.empty_lab(lab.shape) if calib.colours.learnt else None
     ctx = _Ctx(config, lab, occ, unknown, lum, d, light, dark, None, limit, bg_lab)
     if calib.colours.learnt:
         # The light on each point now, so a light checker in shadow is still light (computed by

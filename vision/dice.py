@@ -43,7 +43,7 @@ from typing import Any, Literal, NamedTuple
 import cv2
 import numpy as np
 
-from vision.calibration import empty_lab
+from vision.calibration import lab_at
 
 __all__ = [
     "DiceConfig",
@@ -2034,14 +2034,15 @@ def _on_checker(d: DieReading, mask: np.ndarray, board: Any = None) -> bool:
 
 def changed_from_empty(lab: np.ndarray, background: np.ndarray, board: Any,
                        image_shape: tuple[int, int], near: list[tuple[float, float]] | None = None,
-                       reach: float = 0.0) -> np.ndarray:
+                       reach: float = 0.0, background_lab: np.ndarray | None = None) -> np.ndarray:
     """Image-sized float map of how unlike the empty board each pixel is (1 = `change_lab` Lab
     units, lightness counting less: shading), from the canonical frame's Lab image and the
     calibration's canonical empty-board image.  Used to confirm a checker's rim around a die and
     to see what a die leans on.  With `near` (image points, the dice): only within `reach` px of
-    them (zero elsewhere)."""
+    them (zero elsewhere).  `background_lab`: the empty board's Lab at the frame's size, when the
+    caller keeps it (`Calibration.empty_lab`)."""
     cfg = DiceConfig()
-    bg = empty_lab(background, lab.shape)
+    bg = background_lab if background_lab is not None else lab_at(background, lab.shape)
     d = lab.astype(np.float32) - bg
     # a lightness change within a share of the board's own lightness is lighting (a shadow band,
     # vignetting, a lamp moved), not a body: only the excess counts

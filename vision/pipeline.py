@@ -111,7 +111,8 @@ class Reader:
                     return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
                 dice[:] = self._dice.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
                 occupied = lambda: self._dice.changed_from_empty(  # noqa: E731 - computed only if needed
-                    lab, calib.background, calib.geometry, image.shape[:2], near=centres, reach=reach)
+                    lab, calib.background, calib.geometry, image.shape[:2], near=centres, reach=reach,
+                    background_lab=calib.empty_lab(lab.shape))
                 return tuple(judge(dice, calib.geometry, mask, occupied=occupied))  # type: ignore[return-value]
 
             roll, void_reason, half = timed("validity", validity)
