@@ -32,7 +32,6 @@ class VisionConfig:
     hand_min_inside: float = 0.005  # share of the surface an occluder covers inside it
     hand_min_outside_large: float = 0.00015  # ...or this little outside (3 gate px) when it covers much inside:
     hand_min_inside_large: float = 0.025  # this share of the surface (about four checkers)
-    hand_large_unlike: float = 0.5  # ... of which this share is not in the checkers' colours
     hand_outside_margin: float = 0.035  # board units beyond the surface edge that count as outside
     # An occluder's outside part reaches this far beyond the surface edge (board units) or the image
     # border, on at least `hand_min_far` gate px: an arm comes from afar, a die that fell off the
@@ -45,6 +44,7 @@ class VisionConfig:
     hand_entry_checkers: float = 1.6  # checker diameters an arm entering through the image border onto the surface spans
     hand_entry_checker_lab: float = 25.0  # Lab distance within which a pixel there has a checker's colour
     hand_entry_narrow: float = 0.5  # ...or this share of that broad, covering `hand_min_inside` of the surface in other colours
+    hand_entry_unlike: float = 0.5  # ...or that broad in any colour (a sleeve), covering the surface mostly in other colours
     skin_min_fraction: float = 0.02  # share of the surface in skin colours that alone means a hand
     # --- checkers -----------------------------------------------------------------------------
     occupancy_threshold: float = 0.45  # 0..1 score above which a profile row holds a checker

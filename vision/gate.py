@@ -123,17 +123,6 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     out_ids = np.bincount(labels[model.outside & on], minlength=count)
     in_ids = np.bincount(labels[model.inside & on], minlength=count)
     far_ids = np.bincount(labels[model.far & on], minlength=count)
-    unlike_ids: np.ndarray | None = None  # per component: inside pixels unlike the checkers (when asked)
-
-    def unlike_share(k: np.ndarray) -> np.ndarray:
-        """Share of what components `k` cover inside that is not in the checkers' colours."""
-        nonlocal unlike_ids
-        if unlike_ids is None:
-            ys, xs = np.nonzero(model.inside & on)
-            unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
-            unlike_ids = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)
-        return np.asarray(unlike_ids[k] / np.maximum(in_ids[k], 1))
-
     if model.entry is not None:
         entry = model.entry & (raw > 0)
         # as broad as an arm in any colour, and mostly unlike the checkers inside: an arm in a
@@ -156,8 +145,11 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
             large = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count) >= config.hand_min_inside * model.surface_px
             broad |= narrow & large
         if model.checker_lab is not None and (sleeve & ~broad).any():
+            ys, xs = np.nonzero((model.inside & on) & (sleeve & ~broad)[labels])
+            unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
             ks = np.flatnonzero(sleeve & ~broad)
-            ks = ks[unlike_share(ks) >= config.hand_large_unlike]
+            share = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)[ks] / np.maximum(in_ids[ks], 1)
+            ks = ks[share >= config.hand_entry_unlike]
             broad[ks] = True
             entry_ids[ks] = raw_entry_ids[ks]
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
@@ -168,11 +160,11 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         if out_ids[k] >= config.hand_min_outside * total and in_ids[k] >= config.hand_min_inside * model.surface_px:
             return True
         # An arm barely visible outside (the board fills the view, or it matches the rim) but
-        # covering much of the surface, mostly not in the checkers' colours there: a die fallen
-        # on the rim at the image border links up with the checkers beside it just as well.
+        # covering much of the surface.  (A die fallen on the rim at the image border, linked
+        # with the checkers beside it, looks the same at this scale: such a frame is refused.
+        # Telling them apart by the colours inside failed for arms of the checkers' colour.)
         if out_ids[k] >= config.hand_min_outside_large * total and in_ids[k] >= config.hand_min_inside_large * model.surface_px:
-            if model.checker_lab is None or unlike_share(np.array([k]))[0] >= config.hand_large_unlike:
-                return True
+            return True
     return False
 
 
