@@ -25,7 +25,8 @@ Method (classical, no learning; every threshold in `DiceConfig`, every stage tim
    *cocked*, as is one with a large side face beside it: its pips (`_side_pips`) or, with the
    empty board, a band of the die's shaded colour just outside one edge of the top face
    (`_side_band`).
-4. **Validity** (`roll_validity`): RULES.md §1.6 with the board geometry.
+4. **Validity** (`roll_validity`): RULES.md §1.6 with the board geometry (one die on the surface
+   means the other is off it).
 
 With a board (`vision.calibration.BoardGeometry`) the search keeps to the playing surface and a
 margin around it; candidate windows (clusters of pip-like blobs at camera resolution) are rescaled
@@ -1329,8 +1330,9 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
     return len(reach) >= cfg.side_pip_count and max(reach) >= cfg.side_pip_reach
 
 
-# die edges: where `_side_band` samples the frame's gain against the empty board (a ring of
-# 48 points at 1.35, 1.6 and 1.85 edges, outside the die and its side face), and how far it looks
+# die edges: where the frame's gain against the empty board is sampled around a die (a ring of
+# 48 points at 1.35, 1.6 and 1.85 edges, outside the die and its side face: `_ring_gain`), and how
+# far `_side_band` looks
 _SIDE_BAND_GAIN_RING = np.concatenate([
     rad * np.stack([np.cos(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)),
                     np.sin(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False))], axis=1)
@@ -1398,12 +1400,6 @@ def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: 
     px, py = cx - x0, cy - y0
     ph, pw = gray.shape
 
-    def at(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pixel indices of points `xy` (n x 2, patch px) and which of them lie in the patch."""
-        ix, iy = np.round(xy[:, 0]).astype(np.intp), np.round(xy[:, 1]).astype(np.intp)
-        ok = (ix >= 0) & (ix < pw) & (iy >= 0) & (iy < ph)
-        return np.stack([iy[ok], ix[ok]]), ok
-
     # the top face's colour: face pixels (not pips) near its centre
     fr = int(math.ceil(cfg.side_band_face_r * edge))
     fx0, fy0 = max(0, int(px) - fr), max(0, int(py) - fr)
@@ -1418,12 +1414,7 @@ def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: 
     norm2 = float(ref @ ref)
     if norm2 < 1.0:
         return False
-    # the frame's gain against the empty board, from a ring well outside the die
-    ring_pts = np.array([px, py]) + _SIDE_BAND_GAIN_RING * edge
-    (iy, ix), _ = at(ring_pts)
-    fg, eg = gray[iy, ix].astype(np.float32), empty[iy, ix].astype(np.float32)
-    keep = eg > 5
-    gain = float(np.median(fg[keep] / eg[keep])) if keep.sum() >= 20 else 1.0
+    gain = _ring_gain((gray, empty), (px, py), edge)  # the frame's light, well outside the die
 
     # the top face's edges' direction: gradient angles (mod 90 degrees) around its rim
     rr = int(math.ceil(cfg.side_band_ring[1] * edge)) + 2
