@@ -211,6 +211,7 @@ class DiceConfig:
     side_band_far: tuple[float, float] = (1.1, 1.25)
     side_band_max_beyond: float = 0.5
     side_band_max_colour: float = 0.7
+    side_band_sure: float = 0.75  # ... except when the strip is this much side face and the board beyond is unchanged
     # --- with a board (calibration) ----------------------------------------------------------
     board_hat_levels: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # blurred small pips: a gentler second level
     board_ring_scale: float = 1.5  # pips sit close to the die's edge: a tighter ring at board scale
@@ -1455,8 +1456,10 @@ def _side_band(image_bgr: np.ndarray, empty_gray: np.ndarray, top: Face, board: 
     seen = inside_.mean(axis=2) >= 0.7
     near = share(die_colour & changed & (shade <= cfg.side_band_max_shade))[:, 0]
     beyond, tint = share(die_colour & changed)[:, 1], share(die_colour)[:, 1]
+    # (a strip almost all side face beside a board of the die's colour that has not changed
+    # beyond it: the die's own shaded face, not the board)
     return bool(np.any(seen.all(axis=1) & (near >= cfg.side_band_min) & (beyond <= cfg.side_band_max_beyond)
-                       & (tint <= cfg.side_band_max_colour)))
+                       & ((tint <= cfg.side_band_max_colour) | (near >= cfg.side_band_sure))))
 
 
 def read_dice_timed(

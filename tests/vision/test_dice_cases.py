@@ -70,3 +70,18 @@ def test_dice_that_fooled_earlier_versions_are_read(recording: int, frame: int) 
     observation = reader.read(image)
     assert Counter(d["value"] for d in observation.dice) == Counter(d.value for d in scene.dice)
     assert observation.roll == "valid", observation.void_reason
+
+
+@pytest.mark.parametrize(("recording", "frame"), [
+    (9892, 39),  # a white two leaning on the rail over light wood, its grey side face beside it
+    (9872, 138),  # a pale two on a pale green board leaning on a checker
+])
+def test_a_side_face_beside_a_board_of_the_dice_colour_is_cocked(recording: int, frame: int) -> None:
+    """A cocked die whose side face fills the strip beside its top face while the board beyond is
+    unchanged is cocked even where that board is of the die's colour (`side_band_sure`; before,
+    no verdict was given there, for fear of a shadow on such a board, and the roll read valid)."""
+    setup, reader, scenes = _recording(recording, frame)
+    scene = scenes[frame - 1]
+    assert scene.hand is None and scene.void_reason == "cocked"
+    observation = reader.read(render(setup, scene)[0])
+    assert (observation.roll, observation.void_reason) == ("void", "cocked")
