@@ -1268,7 +1268,10 @@ def _cocked(dice: list[tuple[Face, list[Face]]], cfg: DiceConfig, board: Any, sc
         elif t.value == 1:  # one pip's moments are a poor measure of its face's shape
             cocked = diff > one_tol or (diff > pip_tol and side >= cfg.cocked_side_ratio)
         else:
-            cocked = diff > pip_tol or (
+            # a two's or three's shape comes from its pip ellipses alone: with a board, a tilt
+            # that shows only there is left to `roll_validity`, which wants what the die leans
+            # on (a cocked die rests against something; flat twos reach this score on their own)
+            cocked = (diff > pip_tol and board is None) or (
                 diff > cfg.cocked_lattice_tolerance and side >= cfg.cocked_side_ratio)
         # alone, only a side face with two or more pips (a flat die's sliver of side face can
         # show one cut pip)

@@ -58,11 +58,16 @@ def test_a_die_fallen_out_of_the_picture_voids_the_roll(recording: int) -> None:
     (9922, 98),  # a two beside a point's edge, whose blobs made a three twice a die's size
     (9892, 186),  # a flat four over point lines that leave its edges: no side face's pips
     (9922, 192),  # a flat five the same
+    (9931, 186),  # a flat two touching nothing, whose pip ellipses scored as a tilted face
+    (9931, 162),  # a flat three the same
+    (9921, 150),  # a flat two the same
 ])
 def test_dice_that_fooled_earlier_versions_are_read(recording: int, frame: int) -> None:
     """Valid rolls read as exactly their two dice and valid (before: one die missed, or a flat
     die called cocked because the point lines beside it, under a slightly different light than
-    the empty board's, looked like a side face's pips)."""
+    the empty board's, looked like a side face's pips, or because a two's or three's pip
+    ellipses alone scored as tilted: with a board such a die is cocked only when it leans on
+    something or shows a side face)."""
     setup, reader, scenes = _recording(recording, frame)
     scene = scenes[frame - 1]
     assert scene.hand is None and scene.roll == "valid"
