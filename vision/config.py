@@ -72,6 +72,7 @@ class VisionConfig:
     base_min_run: float = 0.5  # ...if at least this many checker diameters long...
     base_breadth: float = 0.5  # ...if this share of its rows is occupied a quarter diameter off the axis
     base_rim: float = 0.35  # ...or if this share of a checker's circle resting on the edge shows a new round rim
+    base_rim_gaps: tuple[float, ...] = (0.0, 0.05, 0.1)  # checker diameters: ... or resting this far from it
     next_rim: float = 0.55  # ...and a short stack goes on while the next checker's circle shows this share
     rim_edge_min: float = 4.0  # L* per px: a rim's edge across the circle is at least this sharp...
     rim_edge_gain: float = 1.5  # ...and this many times (plus 1) sharper than the empty board's there
