@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rules.position import starting_position
+from tests.vision.recordings import replay
 from vision.calibration import Calibration, calibrate
 from vision.pipeline import Reader
 from vision.render import (
@@ -158,14 +159,8 @@ def test_dark_checkers_showing_only_their_rim_are_counted(recording: int) -> Non
     # (`base_rim`), and each next checker's rim one diameter on that the stack goes on
     # (`next_rim`).  Replays the recording's scenes and reads every clear frame with dark
     # checkers on P24 (before: 6 of 27 and 25 of 38 of them read as none or too few).
-    rng = np.random.default_rng(recording)
-    setup = random_setup(rng, None, None)
-    corners = np.round(setup.corners, 2)  # as the dataset stores them
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=recording + 1))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=recording + 2))
-    reader = Reader(calibrate(corners, IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
-    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(200)]
+    setup, calibration, scenes = replay(recording)
+    reader = Reader(calibration)
     dark_on_24 = [s for s in scenes if s.hand is None and s.points[23][0] == 0 and s.points[23][1] > 0]
     assert len(dark_on_24) >= 20
     misses = []
@@ -185,14 +180,8 @@ def test_tight_stacks_are_counted_by_their_rim_spacing_not_its_double() -> None:
     # ~0.4 checker apart and every other one is the stronger, so the rim profile repeats best at
     # twice the spacing; a clear peak at half of it is the spacing (`comb_half_ratio`).  Earlier
     # three stacks of 11 read as 6.  Replays the recording's scenes with a stack of ten or more.
-    rng = np.random.default_rng(9871)
-    setup = random_setup(rng, None, None)
-    corners = np.round(setup.corners, 2)
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=9871 + 1))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=9871 + 2))
-    reader = Reader(calibrate(corners, IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
-    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(200)]
+    setup, calibration, scenes = replay(9871)
+    reader = Reader(calibration)
     tall = [s for s in scenes if s.hand is None and any(max(p) >= 10 for p in s.points)]
     assert len(tall) >= 30
     stacks = exact = 0
@@ -220,13 +209,8 @@ def test_a_checker_resting_just_off_the_board_edge_is_found_by_its_rim(recording
     # little along the axis too (`base_rim_gaps`); resting exactly on the edge, its rim showed
     # along only 17-35% of the circle, off it along 41-53%.  Frame `frame` of the seeded
     # recording (`referee render --dataset DIR --frames 200 --seed N`); before, the point read 0.
-    rng = np.random.default_rng(recording)
-    setup = random_setup(rng, None, None)
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=recording + 1))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=recording + 2))
-    reader = Reader(calibrate(np.round(setup.corners, 2), IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
-    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(frame)]
+    setup, calibration, scenes = replay(recording, frame)
+    reader = Reader(calibration)
     scene = scenes[frame - 1]
     assert scene.hand is None and scene.points[point - 1][0] == 0 and scene.points[point - 1][1] >= 1
     read = reader.read(render(setup, scene)[0]).points

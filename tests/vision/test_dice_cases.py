@@ -5,25 +5,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 import pytest
 
-from rules.position import starting_position
-from vision.calibration import calibrate
+from tests.vision.recordings import replay
 from vision.pipeline import Reader
-from vision.render import IMAGE_SIZE, BoardSetup, Scene, physical_counts, random_scene, random_setup, render
+from vision.render import BoardSetup, Scene, render
 
 
 def _recording(seed: int, frames: int = 200) -> tuple[BoardSetup, Reader, list[Scene]]:
     """The board, a reader calibrated as on the recording's reference frames, and its scenes
     (scene k is frame k + 1)."""
-    rng = np.random.default_rng(seed)
-    setup = random_setup(rng, None, None)
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=seed + 1))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=seed + 2))
-    calib = calibrate(np.round(setup.corners, 2), IMAGE_SIZE, empty=empty, start=start, variant="backgammon")
-    return setup, Reader(calib), [random_scene(setup, rng, occluded_rate=0.12) for _ in range(frames)]
+    setup, calibration, scenes = replay(seed, frames)
+    return setup, Reader(calibration), scenes
 
 
 @pytest.mark.parametrize("recording", [9921, 9943])

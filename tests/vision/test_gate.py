@@ -145,17 +145,11 @@ def test_a_thin_arm_or_a_small_hand_through_the_near_border_is_a_hand(recording:
     than 1.6 checkers: it counts as entering from outside because what it covers on the surface
     is not in the checkers' colours (`hand_entry_narrow`).  Every hand frame of both is refused
     (before, one of each was read)."""
-    from rules.position import starting_position
-    from vision.calibration import calibrate
-    from vision.render import IMAGE_SIZE, Scene, physical_counts, random_scene, random_setup, render
+    from tests.vision.recordings import replay
+    from vision.render import render
 
-    rng = np.random.default_rng(recording)
-    setup = random_setup(rng, None, None)
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=recording + 1))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=recording + 2))
-    gate = Gate(calibrate(np.round(setup.corners, 2), IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
-    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(200)]
+    setup, calibration, scenes = replay(recording)
+    gate = Gate(calibration)
     hands = [s for s in scenes if s.hand is not None]
     assert len(hands) >= 10
     read = [s.seed for s in hands if not gate.occluded(render(setup, s)[0])]
@@ -169,17 +163,11 @@ def test_an_arm_in_a_sleeve_of_a_checkers_colour_is_a_hand() -> None:
     surface (the hand) is mostly not in the checkers' colours, so it is a hand; stacks standing
     at that edge are of the checkers' colours throughout and stay clear (before, the sleeve
     was taken for such stacks and the frame was read)."""
-    from rules.position import starting_position
-    from vision.calibration import calibrate
-    from vision.render import IMAGE_SIZE, Scene, physical_counts, random_scene, random_setup, render
+    from tests.vision.recordings import replay
+    from vision.render import render
 
-    rng = np.random.default_rng(9921)
-    setup = random_setup(rng, None, None)
-    empty, _ = render(setup, Scene(points=[(0, 0)] * 24, seed=9922))
-    pts, bar = physical_counts(starting_position("backgammon"))
-    start, _ = render(setup, Scene(points=pts, bar=bar, seed=9923))
-    gate = Gate(calibrate(np.round(setup.corners, 2), IMAGE_SIZE, empty=empty, start=start, variant="backgammon"))
-    scenes = [random_scene(setup, rng, occluded_rate=0.12) for _ in range(106)]
+    setup, calibration, scenes = replay(9921, 106)
+    gate = Gate(calibration)
     assert scenes[105].hand is not None and scenes[105].hand.sleeve is not None
     assert gate.occluded(render(setup, scenes[105])[0])
     clear = [s for s in scenes[:60] if s.hand is None]
