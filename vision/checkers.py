@@ -555,7 +555,7 @@ def _rims_up_the_stack(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool,
     if k < 1:
         return runs  # (a speck at the edge is no checker to go on from)
     limit = (rows.stop if rows.stop is not None else ctx.occ.shape[0]) - (rows.start or 0)
-    while k < 5 and (k + 1) * d <= limit and _edge_rim(ctx, centre_x, rows, reverse, k * d) >= ctx.config.next_rim:
+    while k < 5 and (k + 1) * d <= limit and _edge_rim(ctx, centre_x, rows, reverse, k * d, below=True) >= ctx.config.next_rim:
         k += 1
     if k * d <= end + 0.5 * d:
         return runs
@@ -567,12 +567,12 @@ def _rims_up_the_stack(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool,
 
 
 def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, offset: float = 0.0,
-              below: bool | None = None) -> float:
+              below: bool = False) -> float:
     """Share of a checker-sized circle resting on the board edge at this point's axis (or
     ``offset`` px further along it) along which a round edge shows (lightness changing across
     the circle) that the empty board does not have there: the rim of a checker whose face is the
-    colour of the point under it.  ``below`` (default: ``offset > 0``): a checker lies below the
-    circle, whose contact side is not looked at."""
+    colour of the point under it.  ``below``: a checker lies below the circle, whose contact
+    side is not looked at."""
     if ctx.bg_lab is None:
         return 0.0
     if _BG_GRADIENT[0] is not ctx.bg_lab:
@@ -601,7 +601,7 @@ def _edge_rim(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, offset: fl
         x, y = np.clip(x, x0, x1 - 1), np.clip(y, y0, y1 - 1)
         now = np.maximum(now, np.abs(px[y - y0, x - x0] * cos + py[y - y0, x - x0] * sin))
         was = np.maximum(was, np.abs(bx[y, x] * cos + by[y, x] * sin))
-    if offset > 0 if below is None else below:
+    if below:
         # not where it touches the checker below it (whose own rim and shadow lie along there)
         seen &= sin * (1.0 if reverse else -1.0) <= _RIM_AWAY
     if seen.sum() < 8:
@@ -989,8 +989,8 @@ def _read_strip(ctx: _Ctx, centre_x: float, rows: slice, reverse: bool, from_bas
                     and not unknown[max(0, start - int(0.3 * d)) : end + int(0.3 * d)].any()
                     and ((end - start >= ctx.config.base_min_run * d
                           and _breadth(ctx, centre_x, rows, reverse, start, end) >= ctx.config.base_breadth)
-                         or max(_edge_rim(ctx, centre_x, rows, reverse, gap * d, below=False)
-                                for gap in ctx.config.base_rim_gaps) >= ctx.config.base_rim)):
+                         or any(_edge_rim(ctx, centre_x, rows, reverse, gap * d) >= ctx.config.base_rim
+                                for gap in ctx.config.base_rim_gaps))):
                 # A stack whose first checker is the colour of the point under it shows nothing
                 # at the board edge: it still starts there.  (Dark on a dark point, all a checker
                 # may show is its highlight, too narrow for the breadth test, and its round rim.)

@@ -1337,7 +1337,7 @@ def _side_pips(top: Face, dice: list[tuple[Face, list[Face]]], pips: dict[int, P
 # die edges: where the frame's gain against the empty board is sampled around a die (a ring of
 # 48 points at 1.35, 1.6 and 1.85 edges, outside the die and its side face: `_ring_gain`), and how
 # far `_side_band` looks
-_SIDE_BAND_GAIN_RING = np.concatenate([
+_GAIN_RING = np.concatenate([
     rad * np.stack([np.cos(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)),
                     np.sin(np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False))], axis=1)
     for rad in (1.35, 1.6, 1.85)])
@@ -1349,7 +1349,7 @@ def _ring_gain(grays: tuple[np.ndarray, np.ndarray], centre: tuple[float, float]
     die edges around `centre` (region px): outside the die and any side face it shows."""
     frame, empty = grays
     h, w = frame.shape[:2]
-    pts = np.asarray(centre, np.float64) + _SIDE_BAND_GAIN_RING * edge
+    pts = np.asarray(centre, np.float64) + _GAIN_RING * edge
     ix, iy = np.round(pts[:, 0]).astype(np.intp), np.round(pts[:, 1]).astype(np.intp)
     ok = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
     fg, eg = frame[iy[ok], ix[ok]].astype(np.float64), empty[iy[ok], ix[ok]].astype(np.float64)

@@ -125,9 +125,7 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
     far_ids = np.bincount(labels[model.far & on], minlength=count)
     if model.entry is not None:
         entry = model.entry & (raw > 0)
-        # as broad as an arm in any colour, and mostly unlike the checkers inside: an arm in a
-        # sleeve of a checker's colour (stacks at the edge are of the checkers' colours throughout)
-        raw_entry_ids = np.bincount(labels[entry], minlength=count)
+        raw_entry_ids = np.bincount(labels[entry], minlength=count)  # in any colour
         sleeve = raw_entry_ids >= model.entry_min
         if model.checker_lab is not None and entry.any():
             ys, xs = np.nonzero(entry)
@@ -136,22 +134,18 @@ def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConf
         entry_ids = np.bincount(labels[entry], minlength=count)
         broad = entry_ids >= model.entry_min
         # ... or narrower (a thin arm or a hand seen from the far side), when what it covers
-        # inside is not in the checkers' colours (a stack at that edge is of them)
+        # inside is not in the checkers' colours (a stack at that edge is of them); or that broad
+        # only counting every colour (a sleeve), when what it covers is mostly unlike them
         narrow = (entry_ids >= model.entry_min * config.hand_entry_narrow) & ~broad
-        if narrow.any() and model.checker_lab is not None:
-            body = (model.inside & on) & narrow[labels]
-            ys, xs = np.nonzero(body)
+        sleeve &= ~broad
+        if model.checker_lab is not None and (narrow | sleeve).any():
+            ys, xs = np.nonzero((model.inside & on) & (narrow | sleeve)[labels])
             unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
-            large = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count) >= config.hand_min_inside * model.surface_px
-            broad |= narrow & large
-        if model.checker_lab is not None and (sleeve & ~broad).any():
-            ys, xs = np.nonzero((model.inside & on) & (sleeve & ~broad)[labels])
-            unlike = _unlike_checkers(model, lab[ys, xs], gain, config)
-            ks = np.flatnonzero(sleeve & ~broad)
-            share = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)[ks] / np.maximum(in_ids[ks], 1)
-            ks = ks[share >= config.hand_entry_unlike]
-            broad[ks] = True
-            entry_ids[ks] = raw_entry_ids[ks]
+            unlike_ids = np.bincount(labels[ys[unlike], xs[unlike]], minlength=count)
+            broad |= narrow & (unlike_ids >= config.hand_min_inside * model.surface_px)
+            sleeve &= ~broad & (unlike_ids >= config.hand_entry_unlike * np.maximum(in_ids, 1))
+            broad |= sleeve
+            entry_ids = np.where(sleeve, raw_entry_ids, entry_ids)
         far_ids = np.where(broad, np.maximum(far_ids, entry_ids), far_ids)
         out_ids = np.where(broad, out_ids + entry_ids, out_ids)
     for k in range(1, count):
