@@ -20,6 +20,8 @@ def register(commands: Any) -> None:
     ev.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev.add_argument("--csv", metavar="FILE", help="write one row per frame")
     ev.add_argument("--limit", type=int, default=None, help="only the first N frames")
+    ev.add_argument("--no-references", action="store_true",
+                    help="read each frame from that photo and the corners alone (no empty or start photo)")
     ev.set_defaults(func=_eval)
 
     rd = sub.add_parser("read", help="read one frame of a calibrated board")
@@ -70,7 +72,7 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 def _eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate
 
-    summary, _ = evaluate(args.dataset, csv_path=args.csv, limit=args.limit)
+    summary, _ = evaluate(args.dataset, csv_path=args.csv, limit=args.limit, references=not args.no_references)
     _print_summary(summary, args.json)
     return 0
 
@@ -84,7 +86,7 @@ def _read(args: argparse.Namespace) -> int:
     if not path.is_file() and (dataset.root / path).is_file():
         path = dataset.root / path
     image = read_image(path)
-    calib = calibration_for(dataset, image_size=(image.shape[1], image.shape[0]))
+    calib = calibration_for(dataset, image_size=(image.shape[1], image.shape[0]), frame=image)
     observation = Reader(calib).read(image)
     out = observation.to_json()
     # The position as the rules see it, light on roll, light's home board bottom right

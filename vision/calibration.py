@@ -358,6 +358,10 @@ class Calibration:
     background: np.ndarray | None = None  # canonical BGR image of the empty board
     reference_frame: np.ndarray | None = None  # camera frame (full size) for the gate / recheck
     canonical_width: int = 640
+    #: where ``background`` came from: "empty" (a photo of the empty board), "start" (estimated
+    #: from the start position, whose points are mostly empty), "frames" (the median of many play
+    #: frames), "estimated" (from a single frame in play: a guess, so every reading is doubted)
+    background_source: str = "empty"
     _empty_lab: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def empty_lab(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -377,6 +381,7 @@ class Calibration:
             "colours": self.colours.to_json(),
             "canonical_width": self.canonical_width,
             "background_png": _encode_png(self.background),
+            "background_source": self.background_source,
             "reference_jpg": None,
         }
         if self.reference_frame is not None:
@@ -398,6 +403,7 @@ class Calibration:
             background=_decode_png(data.get("background_png")),
             reference_frame=_decode_png(data.get("reference_jpg")),
             canonical_width=int(data.get("canonical_width", 640)),
+            background_source=str(data.get("background_source", "empty")),
         )
 
 
@@ -544,15 +550,18 @@ def calibrate(
     start: np.ndarray | None = None,
     variant: str = "backgammon",
     config: VisionConfig | None = None,
+    play: np.ndarray | None = None,
 ) -> Calibration:
     """Build a calibration from corners (or markers found in a reference frame) and references.
 
     ``empty`` is the empty board, ``start`` the starting position with light checkers on the
-    bottom side; either may be missing.  Raises ValueError when no corners can be found.
+    bottom side; either may be missing.  ``play``: with neither, a frame of a game in progress to
+    estimate the empty board from (marked ``background_source="estimated"``: readings against it
+    are doubted).  Raises ValueError when no corners can be found.
     """
     config = config or VisionConfig()
     if corners is None:
-        for frame in (empty, start):
+        for frame in (empty, start, play):
             if frame is not None:
                 corners = detect_marker_corners(frame)
                 if corners is not None:
@@ -567,8 +576,15 @@ def calibrate(
         calib.background = canon
         calib.reference_frame = empty.copy()
     elif start is not None:
-        calib.background = _background_from_start(geo, start, config, variant)
+        calib.background = _background_from_columns(geo, start, config)
+        calib.background_source = "start"
         calib.reference_frame = start.copy()
+    elif play is not None:
+        calib.background = _background_from_columns(geo, play, config)
+        calib.background_source = "estimated"
+        # the gate compares with the frame the estimate came from (the skin test alone, with no
+        # reference, takes wooden and cream boards for hands)
+        calib.reference_frame = play.copy()
     if start is not None:
         _learn_colours(calib, start, config, variant)
         if calib.background is not None:
@@ -576,11 +592,9 @@ def calibrate(
     return calib
 
 
-def _background_from_start(
-    geo: BoardGeometry, start: np.ndarray, config: VisionConfig, variant: str
-) -> np.ndarray:
-    """An empty-board estimate from the start position: each point column is replaced by the
-    median of the same-coloured columns on its side (most of which are empty at the start)."""
+def _background_from_columns(geo: BoardGeometry, start: np.ndarray, config: VisionConfig) -> np.ndarray:
+    """An empty-board estimate from a frame with checkers on it: each point column is replaced by
+    the median of the same-coloured columns on its side (most of which are empty at the start)."""
     canon = geo.warp(start, config.canonical_width)
     out = canon.copy()
     h, w = canon.shape[:2]

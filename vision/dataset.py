@@ -99,8 +99,10 @@ def load_dataset(path: str | Path) -> Dataset:
 
 
 def calibration_for(dataset: Dataset, config: VisionConfig | None = None,
-                    image_size: tuple[int, int] | None = None) -> Calibration:
-    """Calibrate from the dataset's corners (or markers) and its reference frames."""
+                    image_size: tuple[int, int] | None = None, frame: np.ndarray | None = None) -> Calibration:
+    """Calibrate from the dataset's corners (or markers) and its reference frames.  ``frame``:
+    the frame about to be read, to estimate the empty board from when the dataset has neither
+    references nor enough frames for a median (else its first frame)."""
     config = config or VisionConfig()
     empty, _ = dataset.reference("empty")
     start, variant = dataset.reference("start")
@@ -111,12 +113,26 @@ def calibration_for(dataset: Dataset, config: VisionConfig | None = None,
                 raise ValueError("dataset has no frames")
             sample = dataset.image(dataset.frames[0])
         image_size = (sample.shape[1], sample.shape[0])
-    if empty is None and (start is None or len(dataset.frames) >= MEDIAN_MIN_FRAMES):
+    play: np.ndarray | None = None
+    if empty is None and len(dataset.frames) >= MEDIAN_MIN_FRAMES:
         # No empty board: checkers and dice move from frame to frame, so the per-pixel median
         # of frames spread over the recording approximates it (the start position's own
         # frame shows the empty board only between its stacks).
         empty = median_frame(dataset, image_size)
-    return calibrate(dataset.corners, image_size, empty=empty, start=start, variant=variant, config=config)
+        source = "frames"
+    elif empty is None and start is None:
+        # Too few frames for a median (it would keep their checkers, and the board would read
+        # empty): estimate the empty board from one frame in play, and doubt every reading.
+        if frame is None and not dataset.frames:
+            raise ValueError("dataset has neither reference frames nor frames to calibrate from")
+        play = frame if frame is not None else dataset.image(dataset.frames[0])
+        source = "estimated"
+    else:
+        source = "empty" if empty is not None else "start"
+    calib = calibrate(dataset.corners, image_size, empty=empty, start=start, variant=variant, config=config,
+                      play=play)
+    calib.background_source = source
+    return calib
 
 
 MEDIAN_MIN_FRAMES = 9  # fewer frames than this leave checkers in their median

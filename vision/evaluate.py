@@ -5,6 +5,14 @@ over non-occluded frames; ``dice_exact`` over non-occluded ``valid`` frames; ``v
 non-occluded ``void`` frames; ``valid_flagged_void`` over non-occluded ``valid`` frames;
 ``occlusion_refused`` over occluded frames; ``false_occlusion`` over non-occluded frames.
 A fraction with an empty denominator is reported as ``null``.
+
+Whether confidence means something (the referee asks rather than judges a reading that is not
+sure, `Observation.is_sure`): ``wrong_doubted`` = share of the clear frames read with a wrong board
+that were not sure (the goal is most), ``right_doubted`` = share of those read exactly that were
+not sure (the goal is few).
+
+``references=False`` reads every frame from that photo alone and the dataset's corners, as for a
+board whose empty and start photos were never taken.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vision.calibration import calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
 from vision.observation import Observation
@@ -27,6 +36,7 @@ __all__ = ["FrameResult", "evaluate", "summarise", "SUMMARY_KEYS"]
 SUMMARY_KEYS = (
     "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
     "occlusion_refused", "false_occlusion", "read_ms_median", "read_ms_p95", "gate_ms_median",
+    "wrong_doubted", "right_doubted",
 )
 
 
@@ -47,6 +57,8 @@ class FrameResult:
     read_dice: list[int] = field(default_factory=list)
     void_reason: str | None = None
     read_void_reason: str | None = None
+    sure: bool = False
+    confidence: float = 0.0
 
     def row(self) -> dict[str, Any]:
         return {
@@ -57,6 +69,7 @@ class FrameResult:
             "read_dice": " ".join(map(str, self.read_dice)), "dice_exact": int(self.dice_exact),
             "wrong_points": " ".join(f"P{p}" if p <= 24 else "bar" for p in self.wrong_points),
             "read_ms": round(self.read_ms, 2), "gate_ms": round(self.gate_ms, 3),
+            "confidence": round(self.confidence, 3), "sure": int(self.sure),
         }
 
 
@@ -92,6 +105,8 @@ def score_frame(name: str, label: dict[str, Any], obs: Observation, read_ms: flo
         read_dice=read_dice,
         void_reason=label.get("void_reason"),
         read_void_reason=obs.void_reason,
+        sure=obs.is_sure(),
+        confidence=obs.confidence,
     )
 
 
@@ -116,6 +131,8 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
     points_total = 24 * len(clear)
     points_ok = sum(r.points_exact for r in read_clear)
     read_times = [r.read_ms for r in results]
+    wrong = [r for r in read_clear if not r.board_exact]
+    right = [r for r in read_clear if r.board_exact]
     summary: dict[str, Any] = {
         "frames": len(results),
         "point_accuracy": _frac(points_ok, points_total),
@@ -128,25 +145,33 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
         "read_ms_median": statistics.median(read_times) if read_times else 0.0,
         "read_ms_p95": _p95(read_times),
         "gate_ms_median": statistics.median([r.gate_ms for r in results]) if results else 0.0,
+        "wrong_doubted": _frac(sum(not r.sure for r in wrong), len(wrong)),
+        "right_doubted": _frac(sum(not r.sure for r in right), len(right)),
     }
     return summary
 
 
 def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_path: str | Path | None = None,
-             limit: int | None = None) -> tuple[dict[str, Any], list[FrameResult]]:
-    """Read every frame of a dataset and score it; optionally write one CSV row per frame."""
+             limit: int | None = None, references: bool = True) -> tuple[dict[str, Any], list[FrameResult]]:
+    """Read every frame of a dataset and score it; optionally write one CSV row per frame.
+    ``references=False``: each frame alone with the corners (no empty or start photo)."""
     config = config or VisionConfig()
     dataset = load_dataset(dataset_path)
-    calib = calibration_for(dataset, config)
-    reader = Reader(calib, config)
+    reader = Reader(calibration_for(dataset, config), config) if references else None
     results: list[FrameResult] = []
     frames = dataset.frames if limit is None else dataset.frames[:limit]
     for name in frames:
         image = dataset.image(name)
         label = dataset.label(name)
-        state = reader.gate.update(image)
+        if references:
+            assert reader is not None
+            frame_reader = reader
+        else:
+            size = (image.shape[1], image.shape[0])
+            frame_reader = Reader(calibrate(dataset.corners, size, play=image, config=config), config)
+        state = frame_reader.gate.update(image)
         t0 = time.perf_counter()
-        obs = reader.read(image, hand=state.hand)
+        obs = frame_reader.read(image, hand=state.hand)
         read_ms = (time.perf_counter() - t0) * 1000
         results.append(score_frame(name, label, obs, read_ms, state.ms))
     summary = summarise(results)

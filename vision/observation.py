@@ -12,7 +12,7 @@ from typing import Any
 
 from rules.position import Position, opponent_point
 
-__all__ = ["Observation", "ORIENTATIONS", "physical_point", "position_to_physical"]
+__all__ = ["QUESTION_CONFIDENCE", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical"]
 
 #: Where the light side's home board (its points 1..6) lies in the board frame.
 ORIENTATIONS = ("bottom-right", "bottom-left", "top-left", "top-right")
@@ -56,6 +56,12 @@ def position_to_physical(
     return [(a, b) for a, b in counts], (light_side[24], dark_side[24])
 
 
+#: Below this overall confidence the referee does not judge a reading; it waits, then asks (the
+#: referee's default ``min_confidence``; `referee vision eval` reports how well it separates
+#: wrong readings from right ones).
+QUESTION_CONFIDENCE = 0.3
+
+
 @dataclass
 class Observation:
     """One frame read: physical counts, dice, roll validity, occlusion, confidence, timings.
@@ -76,6 +82,9 @@ class Observation:
     confidence: float = 0.0
     point_confidence: list[float] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    #: doubts the reader has about the whole reading (e.g. no photo of the empty board to compare
+    #: with): each is a problem, so the referee asks rather than judges
+    doubts: list[str] = field(default_factory=list)
 
     @property
     def totals(self) -> tuple[int, int]:
@@ -88,10 +97,10 @@ class Observation:
         )
 
     def problems(self) -> list[str]:
-        """Human-readable doubts: more than 15 of a colour, mixed points."""
-        out: list[str] = []
+        """Human-readable doubts: the reader's own, more than 15 of a colour, mixed points."""
         if self.points is None:
             return [self.reason or "frame not read"]
+        out: list[str] = list(self.doubts)
         for name, total in zip(("light", "dark"), self.totals, strict=True):
             if total > 15:
                 out.append(f"{total} {name} checkers seen (at most 15)")
@@ -99,6 +108,11 @@ class Observation:
             if a and b:
                 out.append(f"both colours seen on P{i + 1}")
         return out
+
+    def is_sure(self, min_confidence: float = QUESTION_CONFIDENCE) -> bool:
+        """Whether the referee may judge this reading without asking: read, confident enough and
+        with no problem."""
+        return self.points is not None and self.confidence >= min_confidence and not self.problems()
 
     def to_position(
         self, variant: str = "backgammon", light_on_roll: bool = True, orientation: str = "bottom-right"
@@ -128,6 +142,7 @@ class Observation:
             "reason": self.reason,
             "totals": {"light": self.totals[0], "dark": self.totals[1]},
             "problems": self.problems(),
+            "sure": self.is_sure(),
             "confidence": round(self.confidence, 3),
             "point_confidence": [round(c, 3) for c in self.point_confidence],
             "timings_ms": {k: round(v, 2) for k, v in self.timings.items()},

@@ -131,6 +131,7 @@ class Reader:
             confidence=float(min(confidences + [reading.bar_confidence])),
             point_confidence=confidences,
             timings=timings,
+            doubts=_doubts(calib),
         )
 
     def _dice_centres(self, dice: list[Any]) -> list[tuple[float, float]]:
@@ -157,6 +158,13 @@ class Reader:
             cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 1)
         del w, h
         return mask.astype(bool)
+
+
+def _doubts(calib: Calibration) -> list[str]:
+    """What the calibration itself makes doubtful in every reading."""
+    if calib.background_source == "estimated":
+        return ["no photo of the empty board to compare with: the reading is a guess"]
+    return []
 
 
 def simple_roll_validity(dice: list[Any], geometry: Any, mask: np.ndarray | None) -> tuple[str, str | None, str | None]:
