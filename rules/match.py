@@ -405,6 +405,23 @@ class MatchState:
         """Whether the player on roll is making their first play of the game (nardy head rule)."""
         return self.turn is not None and self.turns_played[self.turn] == 0
 
+    def dead_cube(self, player: int) -> str:
+        """Why the cube is dead for ``player`` in match play (RULES.md §2.7, as gnubg), else empty.
+
+        gnubg lets a player double only while their score plus the cube value is short of the match
+        length: in a 1-point match the cube is never used, and a player who already wins the match
+        by winning this game at the present cube value (the post-Crawford leader, the owner of a
+        cube big enough) gains nothing by doubling.
+        """
+        length = self.config.length
+        if not length or self.score[player] + self.cube < length:
+            return ""
+        if length == 1:
+            return "the cube is dead in a 1-point match"
+        single = "a single game" if self.cube == 1 else f"a single game at the {self.cube}-cube"
+        return (f"the cube is dead: player {player} already wins the match with {single} "
+                f"({self.score[player]:g} of {length} points)")
+
     def may_double(self, player: int) -> str:
         """Empty when ``player`` may double now, else why not."""
         if not self.config.has_cube:
@@ -415,6 +432,9 @@ class MatchState:
             return "no doubling in the Crawford game"
         if self.cube_owner is not None and self.cube_owner != player:
             return f"player {player} does not own the cube"
+        dead = self.dead_cube(player)
+        if dead:
+            return dead
         if self.cube >= 64 and self.config.length == 0:
             return "the cube is at 64"
         if self.config.length and self.cube >= 1 << 14:
@@ -811,6 +831,11 @@ def _resign(state: MatchState, event: Resign) -> MatchState:
     _need(state.phase in (ROLL, PLAY, REMAINDER), _not_now(state, "a resignation"))
     limit = {"backgammon": 3, "sixone": 1}.get(state.variant, 4)
     _need(1 <= event.value <= limit, f"a resignation offers 1..{limit} times the cube, not {event.value}")
+    if state.variant in ("nardy", "gulbara") and event.value > 2:
+        name, option = (("koks", "koks") if event.value == 3 else ("home mars", "home_mars"))
+        _need(bool(state.config.option(option, False)),
+              f"a resignation worth {event.value} ({name}) is not possible: {option} is off in this "
+              f"game (the most a game can be worth here is {_nardy_most(state)})")
     return replace(
         state,
         phase=RESIGN,
@@ -822,6 +847,14 @@ def _resign(state: MatchState, event: Resign) -> MatchState:
     )
 
 
+def _nardy_most(state: MatchState) -> str:
+    if state.config.option("home_mars", False):
+        return "home mars (4)"
+    if state.config.option("koks", False):
+        return "koks (3)"
+    return "mars (2)"
+
+
 def _resign_answer(state: MatchState, player: int) -> None:
     _need(state.phase == RESIGN, "there is no resignation to answer")
     _need(state.turn == player, f"player {player} cannot answer their own resignation")
@@ -829,9 +862,7 @@ def _resign_answer(state: MatchState, player: int) -> None:
 
 def _resign_accepted(state: MatchState, event: ResignAccepted) -> MatchState:
     _resign_answer(state, event.player)
-    value = state.resign_value
-    if state.config.jacoby and state.cube_owner is None:
-        value = 1
+    value = state.resign_value  # at face value, as gnubg: Jacoby does not reduce it (RULES.md §2.6)
     if state.variant == "sixone":  # a race worth 1 point, with no names for bigger wins
         return _end_game(state, event.player, float(value), "resign")
     names = BACKGAMMON_RESULTS if state.variant == "backgammon" else NARDY_RESULTS

@@ -10,6 +10,13 @@ answer the script writes to the job's ``out`` path.  Jobs:
   mover, as gnubg records it), the dice, the played move's result and every legal result.
 * ``{"kind": "hint", "cases": [[ID, d1, d2], ...]}``: ``set board`` / ``set dice`` / ``hint`` at
   0-ply for arbitrary cases (about 10 ms each: gnubg polls its worker thread every 10 ms).
+* ``{"kind": "cube", "cases": [{length, score, cube, owner, crawford, player}, ...]}``: may the
+  player on roll double?  The situation is set with ``new match`` (``new session`` for length 0),
+  ``set score``, ``set crawford``, ``set cube value/owner``, ``set turn``; then ``double`` and
+  ``take``: the double counts as allowed when the cube value has doubled.  gnubg's words are kept.
+* ``{"kind": "resign", "cases": [{length, score, cube, owner, jacoby, value, player}, ...]}``: the
+  player on roll resigns ``value`` (1 normal, 2 gammon, 3 backgammon), the other accepts; the
+  answer is who won and gnubg's ``points-won``.
 
 Legal results are position IDs seen from the mover (NOT swapped).  gnubg lists each distinct
 resulting position once; its moves are (from, to) steps in the mover's numbering, 25 = bar and
@@ -138,6 +145,72 @@ def hint(job):
     return {"cases": answers}
 
 
+def said(command):
+    """Run a gnubg command and return what it printed (stdout is otherwise silenced)."""
+    import ctypes
+    import tempfile
+
+    libc = ctypes.CDLL(None)
+    with tempfile.TemporaryFile(mode="w+b") as capture:
+        sys.stdout.flush()
+        libc.fflush(None)
+        saved = os.dup(1)
+        os.dup2(capture.fileno(), 1)
+        try:
+            gnubg.command(command)
+            sys.stdout.flush()
+            libc.fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        capture.seek(0)
+        return capture.read().decode(errors="replace").strip()
+
+
+def set_situation(case, jacoby=False):
+    """A fresh game with the case's match length, score, Crawford flag and cube; player to roll."""
+    gnubg.command(f"set jacoby {'on' if jacoby else 'off'}")
+    if case["length"]:
+        gnubg.command(f"new match {case['length']}")
+        gnubg.command("set score {} {}".format(*case["score"]))
+        gnubg.command(f"set crawford {'on' if case.get('crawford') else 'off'}")
+    else:
+        gnubg.command("new session")
+    gnubg.command(f"set cube value {case['cube']}")
+    owner = case["owner"]
+    gnubg.command("set cube centre" if owner is None else f"set cube owner {owner}")
+    gnubg.command(f"set turn {case['player']}")
+    info = gnubg.cubeinfo()
+    wanted = (case["cube"], -1 if owner is None else owner, case["player"])
+    if (info["cube"], info["cubeowner"], info["move"]) != wanted or (
+            case["length"] and list(info["score"]) != list(case["score"])):
+        raise RuntimeError(f"gnubg did not take the situation {case}: {info}")
+
+
+def cube(job):
+    answers = []
+    for case in job["cases"]:
+        set_situation(case)
+        words = said("double")
+        gnubg.command("take")
+        allowed = gnubg.cubeinfo()["cube"] == 2 * case["cube"]
+        answers.append({**case, "allowed": allowed, "words": "" if allowed else words})
+    return {"cases": answers}
+
+
+def resign(job):
+    names = {1: "normal", 2: "gammon", 3: "backgammon"}
+    answers = []
+    for case in job["cases"]:
+        set_situation(case, jacoby=case.get("jacoby", False))
+        gnubg.command(f"resign {names[case['value']]}")
+        gnubg.command("accept")
+        info = gnubg.match(0, 0, 0, 0)["games"][-1]["info"]
+        answers.append({**case, "winner": {"X": 0, "O": 1}.get(info.get("winner")),
+                        "points": info.get("points-won"), "resigned": bool(info.get("resigned"))})
+    return {"cases": answers}
+
+
 def main():
     # gnubg prints boards and chatter on stdout; silence it and answer through the job's file.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -148,7 +221,7 @@ def main():
     for command in SETUP:
         gnubg.command(command)
     try:
-        answer = {"selfplay": selfplay, "hint": hint}[job["kind"]](job)
+        answer = {"selfplay": selfplay, "hint": hint, "cube": cube, "resign": resign}[job["kind"]](job)
     except Exception as error:  # reported to the caller, which raises it in the test
         answer = {"error": f"{type(error).__name__}: {error}"}
     answer["seconds"] = time.perf_counter() - started

@@ -260,3 +260,21 @@ def describe_mismatch(case: Case, ours: frozenset[str]) -> str:
     extra = [f"{result} ({notation.get(result, '?')})" for result in sorted(ours - case.results)]
     return (f"position {case.position} dice {case.roll} ({case.source}): "
             f"missing (gnubg allows) {missing or '-'}; extra (gnubg forbids) {extra or '-'}")
+
+
+# --- match play: the cube and resignations ------------------------------------------------------
+
+def cube_answers(situations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For each situation (length, score, cube, owner, crawford, player): does gnubg let the player
+    on roll double?  Each answer is the situation plus ``allowed`` and gnubg's ``words``."""
+    answer = run_job({"kind": "cube", "cases": list(situations)})
+    cases: list[dict[str, Any]] = answer["cases"]
+    return cases
+
+
+def resign_answers(situations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For each situation (length, score, cube, owner, jacoby, value, player): the player on roll
+    resigns ``value`` and the other accepts; each answer adds gnubg's ``winner`` and ``points``."""
+    answer = run_job({"kind": "resign", "cases": list(situations)})
+    cases: list[dict[str, Any]] = answer["cases"]
+    return cases

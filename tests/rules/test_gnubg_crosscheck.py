@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from rules.errors import IllegalPlay
+from rules import match
+from rules.errors import IllegalEvent, IllegalPlay
 from rules.plays import judge
 from rules.position import Position, starting_position
 from tests.rules.gnubg_oracle import (
@@ -25,11 +28,13 @@ from tests.rules.gnubg_oracle import (
     available,
     cached_selfplay_cases,
     coverage,
+    cube_answers,
     describe_mismatch,
     gnubg_nn_results,
     hint_results,
     our_results,
     random_queries,
+    resign_answers,
 )
 
 pytestmark = [
@@ -142,3 +147,132 @@ def test_gnubg_binary_and_gnubg_nn_agree(corpus: tuple[Case, ...]) -> None:
     differ = [describe_mismatch(c, nn) for c in corpus
               if (nn := gnubg_nn_results(c.position, c.dice)) is not None and nn != c.results]
     assert not differ, _report("gnubg-nn", differ, len(corpus))
+
+
+# --- match play: the cube and resignations (issue 21, RULES.md §2.6-2.7) ------------------------
+
+def _situation(length: int, score: tuple[int, int], cube: int, owner: int | None, player: int,
+               crawford: bool = False) -> match.MatchState:
+    """Our match state for a gnubg situation: ``player`` to roll, no dice yet."""
+    state = match.new_match("backgammon", length)
+    leader_at_match_point = length > 0 and max(score) == length - 1
+    return replace(state, phase=match.ROLL, turn=player, starter=0, score=(float(score[0]), float(score[1])),
+                   cube=cube, cube_owner=owner, crawford_game=crawford,
+                   crawford_done=leader_at_match_point and not crawford)
+
+
+def _our_double(case: dict[str, Any]) -> str:
+    """Empty when our fold lets the player on roll double, else its reason."""
+    state = _situation(case["length"], tuple(case["score"]), case["cube"], case["owner"], case["player"],
+                       case["crawford"])
+    try:
+        after = match.apply(state, match.Double(case["player"]))
+    except IllegalEvent as error:
+        return str(error)
+    assert after.phase == match.CUBE
+    return ""
+
+
+def _cube_grid() -> list[dict[str, Any]]:
+    """Every score of 1-, 2-, 3-, 5- and 7-point matches and money play, cubes 1, 2 and 4 centred
+    or owned by either player, either player on roll; the Crawford game where a score allows it."""
+    cases = []
+    for length in (0, 1, 2, 3, 5, 7):
+        scores = [(0, 0)] if length == 0 else [(a, b) for a in range(length) for b in range(length)]
+        for score in scores:
+            crawfords = [False, True] if length > 1 and max(score) == length - 1 else [False]
+            for crawford in crawfords:
+                for cube in (1, 2, 4):
+                    if crawford and cube > 1:
+                        continue  # no cube action in the Crawford game: the cube stays centred at 1
+                    for owner in ((None,) if cube == 1 else (0, 1)):
+                        for player in (0, 1):
+                            cases.append({"length": length, "score": list(score), "cube": cube,
+                                          "owner": owner, "crawford": crawford, "player": player})
+    return cases
+
+
+def test_no_cube_in_a_one_point_match_as_gnubg() -> None:
+    """RULES.md §2.7: gnubg says "The cube is dead" in a 1-point match; so does the referee."""
+    situations = [{"length": 1, "score": [0, 0], "cube": 1, "owner": None, "crawford": False, "player": p}
+                  for p in (0, 1)]
+    for answer in cube_answers(situations):
+        assert not answer["allowed"] and "cube is dead" in answer["words"], answer
+        assert _our_double(answer) == "the cube is dead in a 1-point match"
+    # Through a real game: the opening play, then player 1 tries to double before rolling.
+    state = match.apply(match.new_match("backgammon", 1), match.OpeningRoll(3, 1))
+    state = match.apply(state, match.Play(0, _after_31()))
+    with pytest.raises(IllegalEvent, match="the cube is dead in a 1-point match"):
+        match.apply(state, match.Double(1))
+
+
+def _after_31() -> Position:
+    from rules.plays import legal_results
+
+    start = starting_position()
+    return next(result for result, play in legal_results(start, (3, 1)).items() if play.notation() == "8/5 6/5")
+
+
+def test_dead_cube_leader_and_redouble_at_4_2_of_5_as_gnubg() -> None:
+    """The issue's cases: post-Crawford at 4-2 of 5 the leader may not double, nor redouble a
+    2-cube he owns; the trailer may double."""
+    situations = [
+        {"length": 5, "score": [4, 2], "cube": 1, "owner": None, "crawford": False, "player": 0},
+        {"length": 5, "score": [4, 2], "cube": 2, "owner": 0, "crawford": False, "player": 0},
+        {"length": 5, "score": [4, 2], "cube": 1, "owner": None, "crawford": False, "player": 1},
+    ]
+    leader, owner, trailer = cube_answers(situations)
+    assert not leader["allowed"] and "cube is dead" in leader["words"]
+    assert not owner["allowed"] and "cube is dead" in owner["words"]
+    assert trailer["allowed"]
+    assert _our_double(leader) == ("the cube is dead: player 0 already wins the match with a single game "
+                                   "(4 of 5 points)")
+    assert _our_double(owner).startswith("the cube is dead: player 0 already wins the match with a single "
+                                         "game at the 2-cube")
+    assert _our_double(trailer) == ""
+
+
+def test_who_may_double_equals_gnubg_at_every_score() -> None:
+    """Every score of short matches and money play, cube 1/2/4, either owner, the Crawford game:
+    the referee allows a double exactly when gnubg does (dead cube included: a cube that can no
+    longer raise the doubler's gain, e.g. 3-0 of 5 owning a 2-cube)."""
+    grid = _cube_grid()
+    answers = cube_answers(grid)
+    assert len(answers) == len(grid) >= 900
+    dead = [a for a in answers if "cube is dead" in a["words"]]
+    assert len(dead) >= 200, len(dead)
+    differ = []
+    for answer in answers:
+        ours = _our_double(answer)
+        if (ours == "") != answer["allowed"]:
+            differ.append(f"{answer}: ours {ours or 'allowed'}")
+        elif "cube is dead" in answer["words"] and not ours.startswith("the cube is dead"):
+            differ.append(f"{answer}: ours refuses for another reason: {ours}")
+    assert not differ, f"{len(differ)} of {len(answers)} cube situations differ from gnubg:\n" + "\n".join(differ[:25])
+
+
+def test_resignations_score_face_value_as_gnubg_even_with_jacoby() -> None:
+    """RULES.md §2.6: an accepted resignation scores its face value times the cube, as gnubg scores
+    it; the Jacoby rule (money play, cube centred) does not reduce a resigned gammon."""
+    situations = []
+    for length, jacoby in ((0, True), (0, False), (5, False)):
+        for cube, owner in ((1, None), (2, 0), (2, 1)):
+            for value in (1, 2, 3):
+                for player in (0, 1):
+                    situations.append({"length": length, "score": [0, 0], "cube": cube, "owner": owner,
+                                       "crawford": False, "jacoby": jacoby, "value": value, "player": player})
+    answers = resign_answers(situations)
+    jacoby_gammon = [a for a in answers if a["jacoby"] and a["owner"] is None and a["value"] == 2]
+    assert jacoby_gammon and all(a["points"] == 2 for a in jacoby_gammon), jacoby_gammon
+    differ = []
+    for answer in answers:
+        options = {"jacoby": True} if answer["jacoby"] else {}
+        state = _situation(answer["length"], (0, 0), answer["cube"], answer["owner"], answer["player"])
+        state = replace(state, config=replace(state.config, options=tuple(options.items())))
+        state = match.apply(state, match.Resign(answer["player"], answer["value"]))
+        state = match.apply(state, match.ResignAccepted(1 - answer["player"]))
+        result = state.last_result
+        assert result is not None and answer["resigned"]
+        if (result.winner, result.points) != (answer["winner"], answer["points"]):
+            differ.append(f"{answer}: ours {result.winner} wins {result.points:g}")
+    assert not differ, "\n".join(differ)

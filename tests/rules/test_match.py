@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rules import match
@@ -204,6 +206,51 @@ def test_post_crawford_double_is_legal() -> None:
     assert state.phase == match.CUBE
 
 
+def test_dead_cube_in_a_one_point_match() -> None:
+    """RULES.md §2.7: no cube in a 1-point match (gnubg: "The cube is dead")."""
+    state = cube_ready(1)
+    assert state.may_double(1) == "the cube is dead in a 1-point match"
+    with pytest.raises(IllegalEvent, match="the cube is dead in a 1-point match"):
+        apply(state, Double(1))
+
+
+def test_dead_cube_post_crawford_leader_may_not_double_or_redouble() -> None:
+    """RULES.md §2.7: at 4-2 of 5 after the Crawford game the leader already wins the match with a
+    single game: he may not double, nor redouble a 2-cube he owns; the trailer may double."""
+    state = new_match("backgammon", 5)
+    state = win_game(state, LOSER_GAMMON, winner=1)  # 0-2
+    state = win_game(state, LOSER_GAMMON)  # 2-2
+    state = win_game(state, LOSER_GAMMON)  # 4-2: the next game is the Crawford game
+    state = win_game(state, winner=1)  # Crawford game: 4-3
+    assert state.score == (4, 3) and state.crawford_done and not state.crawford_game
+    state = apply(state, OpeningRoll(1, 3))  # player 1 plays 31; player 0, the leader, is to roll
+    state = first_legal(state)
+    assert state.may_double(0) == ("the cube is dead: player 0 already wins the match with a single game "
+                                   "(4 of 5 points)")
+    with pytest.raises(IllegalEvent, match="the cube is dead"):
+        apply(state, Double(0))
+    state = apply(state, Roll(0, (5, 2)))
+    state = first_legal(state)
+    state = apply(apply(state, Double(1)), Take(0))  # the trailer may double; the leader owns 2
+    state = apply(state, Roll(1, (6, 4)))
+    state = first_legal(state)
+    assert state.cube == 2 and state.cube_owner == 0 and state.turn == 0
+    with pytest.raises(IllegalEvent, match="the cube is dead: player 0 already wins the match with a "
+                       "single game at the 2-cube"):
+        apply(state, Double(0))
+
+
+def test_dead_cube_when_the_cube_cannot_raise_the_doublers_gain() -> None:
+    """3-0 of 5 owning a 2-cube: winning this game at 2 already wins the match."""
+    state = apply(apply(cube_ready(5), Double(1)), Take(0))  # player 0 owns 2
+    state = replace(state, score=(3.0, 0.0))
+    state = apply(state, Roll(1, (5, 2)))
+    state = first_legal(state)
+    assert state.may_double(0).startswith("the cube is dead")
+    state = replace(state, score=(2.0, 0.0))
+    assert state.may_double(0) == ""
+
+
 def test_crawford_option_off_allows_double_at_match_point() -> None:
     state = new_match("backgammon", 3, {"crawford": False})
     state = win_game(state, LOSER_GAMMON)
@@ -286,6 +333,15 @@ def test_resignation_accepted_scores_value_times_cube() -> None:
     assert state.score == (4, 0)
     state = apply(state, GameEnd(0, 4, "resign gammon"))
     assert state.result_confirmed
+
+
+def test_resigned_gammon_scores_face_value_with_jacoby_and_cube_centred() -> None:
+    """RULES.md §2.6 (as gnubg): Jacoby reduces a gammon won over the board, not a resigned one."""
+    state = cube_ready(0, jacoby=True)
+    assert state.cube_owner is None
+    state = apply(apply(state, Resign(1, 2)), ResignAccepted(0))
+    assert state.score == (2, 0)
+    assert state.last_result is not None and state.last_result.result == "resign gammon"
 
 
 def test_resignation_declined_continues_game() -> None:
@@ -411,6 +467,25 @@ def test_nardy_koks_scores_three_when_none_home() -> None:
 def test_nardy_home_mars_scores_four_when_all_home_none_off() -> None:
     assert nardy_end({"home_mars": True}, side(p3=15)).score == (4, 0)
     assert nardy_end({}, side(p3=15)).score == (2, 0)
+
+
+@pytest.mark.parametrize("variant", ["nardy", "gulbara"])
+def test_nardy_resignation_above_what_the_options_allow_is_refused(variant: str) -> None:
+    """With koks and home mars off the most a game is worth is mars (2): resigning 3 or 4 is refused."""
+    def ready(options: dict[str, object]) -> match.MatchState:
+        return apply(new_match(variant, 0, options), OpeningRoll(5, 3))
+
+    for value, name in ((3, "koks"), (4, "home mars")):
+        with pytest.raises(IllegalEvent, match=rf"worth {value} \({name}\) is not possible: .* is off in this "
+                           r"game \(the most a game can be worth here is mars \(2\)\)"):
+            apply(ready({}), Resign(0, value))
+    assert apply(ready({}), Resign(0, 2)).phase == match.RESIGN
+    state = apply(apply(ready({"koks": True}), Resign(0, 3)), ResignAccepted(1))
+    assert state.score == (0, 3)
+    with pytest.raises(IllegalEvent, match="home_mars is off"):
+        apply(ready({"koks": True}), Resign(0, 4))
+    state = apply(apply(ready({"home_mars": True}), Resign(0, 4)), ResignAccepted(1))
+    assert state.score == (0, 4)
 
 
 def test_nardy_has_no_doubling_cube() -> None:
