@@ -14,7 +14,7 @@ points differ from the nearest legal result.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.errors import IllegalPlay, InvalidPosition
 from rules.position import BAR, CHECKERS, OFF, Position, opponent_point
@@ -32,7 +32,8 @@ BEAR_OFF_HOME = "bear_off_home"
 BEAR_OFF_HIGHER = "bear_off_higher"
 HEAD = "head"
 PRIME = "prime"
-ALL_RELAXED = frozenset({CLOSED, BAR_FIRST, BEAR_OFF_HOME, BEAR_OFF_HIGHER, HEAD, PRIME})
+HOME_MOVE = "home_move"
+ALL_RELAXED = frozenset({CLOSED, BAR_FIRST, BEAR_OFF_HOME, BEAR_OFF_HIGHER, HEAD, PRIME, HOME_MOVE})
 
 Violation = tuple[str, int]  # (rule, point)
 
@@ -48,6 +49,10 @@ class Ruleset:
     prime_needs_home: bool
     exact_bear_off: bool
     opposite: bool
+    #: Gul bara ``home_moves = forbidden``: a checker in its home only bears off (RULES.md §4.3).
+    home_locked: bool = False
+    #: Long nardy ``first_turn_exception = strict`` (RULES.md §3.3).
+    strict_first_turn: bool = False
 
     @classmethod
     def of(cls, variant: Variant, options: Mapping[str, OptionValue]) -> Ruleset:
@@ -59,6 +64,8 @@ class Ruleset:
             prime_needs_home=options.get("prime_condition") == "opponent_home",
             exact_bear_off=variant.exact_bear_off,
             opposite=variant.opposite_directions,
+            home_locked=options.get("home_moves") == "forbidden",
+            strict_first_turn=options.get("first_turn_exception") == "strict",
         )
 
 
@@ -196,6 +203,10 @@ class _Search:
         relax = self.relax
         end = (25 - die) if start == BAR else start - die
         hit = False
+        if end >= 1 and rules.home_locked and start <= 6:
+            if HOME_MOVE not in relax:
+                return None
+            violations = violations | {(HOME_MOVE, start)}
         if end >= 1:
             there = opp[end]
             if there:
@@ -370,6 +381,7 @@ class _Fast:
         hitting = rules.hitting
         head_rule = rules.head_rule
         prime_now = rules.prime_rule and rules.prime_every_step
+        home_locked = rules.home_locked
         canonical = self.canonical
         for die in choices:
             if index >= 0:
@@ -389,6 +401,8 @@ class _Fast:
                 end = (25 - die) if start == 25 else start - die
                 hit = False
                 if end >= 1:
+                    if home_locked and start <= 6:
+                        continue
                     there = opp[end]
                     if there:
                         if hitting and there == 1:
@@ -461,6 +475,23 @@ def _best(nodes: dict[tuple[Board, Board], _Node], rules: Ruleset, variant: str,
     return chosen
 
 
+def farthest_from_head(me: Board, opp: Board, steps: Sequence[int]) -> int:
+    """The farthest point one checker from the head (24) can reach with ``steps`` (any order for two
+    dice, in turn for a double), landing only on open points; 24 when it cannot leave."""
+    values = tuple(steps)
+    orders = [values] if len(set(values)) <= 1 else [values, values[::-1]]
+    best = 24
+    for order in orders:
+        point = 24
+        for die in order:
+            end = point - die
+            if end < 1 or opp[end]:
+                break
+            point = end
+        best = min(best, point)
+    return best
+
+
 def dice_steps(variant: Variant, dice: Dice) -> tuple[tuple[int, ...], bool]:
     """The steps a roll gives (four for a double) and whether they must be taken in order."""
     if dice.is_double:
@@ -513,6 +544,10 @@ def _generate(position: Position, steps: tuple[int, ...], ordered: bool, first_t
         with_two = [n.used for n in nodes.values() if n.head == 2]
         if not with_two or (with_one and max(with_one) >= max(with_two)):
             nodes = {k: n for k, n in nodes.items() if n.head <= 1}
+        elif rules.strict_first_turn:
+            # Strict: the first checker goes as far as the roll allows, the second takes the rest.
+            reach = farthest_from_head(me, opp, steps)
+            nodes = {k: n for k, n in nodes.items() if n.head <= 1 or k[reach] > me[reach]}
     if not nodes:
         # Every sequence, even playing nothing, leaves an illegal block (possible only when the
         # opponent has just borne off its last checker ahead of one): the turn passes.
@@ -615,6 +650,7 @@ _REASONS = {
     BEAR_OFF_HOME: "bearing off before all checkers are home",
     HEAD: "only one checker may leave the head",
     PRIME: "this closes a six-point block with no opponent checker ahead of it",
+    HOME_MOVE: "a checker in its home may only bear off (no moves inside the home)",
 }
 
 
@@ -666,6 +702,11 @@ def explain(
     node = strict.nodes.get(key)
     if node is not None and _final_ok(rules, before.variant, *key):
         if rules.head_rule and first_turn and node.head == 2:
+            if rules.strict_first_turn and after in _generate(before, tuple(steps), ordered, True,
+                                                              replace(rules, strict_first_turn=False)):
+                reach = farthest_from_head(*to_boards(before), steps)
+                return fail(f"first turn, strict rule: the first checker must go as far as the roll "
+                            f"allows (to point {reach}); the second takes only the rest")
             return fail(_REASONS[HEAD])
         most = max(n.used for n in _best(strict.nodes, rules, before.variant, is_double).values())
         if node.used < most:
@@ -685,7 +726,7 @@ def explain(
             if where:
                 violations.add((PRIME, where))
         if violations:
-            order = [BAR_FIRST, CLOSED, HEAD, BEAR_OFF_HOME, BEAR_OFF_HIGHER, PRIME]
+            order = [BAR_FIRST, CLOSED, HEAD, HOME_MOVE, BEAR_OFF_HOME, BEAR_OFF_HIGHER, PRIME]
             first = min(violations, key=lambda v: (order.index(v[0]), -v[1]))
             return fail(_violation_reason(first, rules))
     return fail("checkers changed that this roll cannot move")

@@ -44,6 +44,13 @@ class GulBara(Variant):
             "Cascade steps the roller cannot play: the opponent plays them, or they are lost.",
             ("opponent", "lost"),
         ),
+        Option(
+            "home_moves",
+            "forbidden",
+            "Moves inside the home: forbidden (a checker in its home only bears off, with the exact "
+            "number) or allowed.",
+            ("forbidden", "allowed"),
+        ),
     ) + NARDY_SCORING
 
     def legal_results(
@@ -169,8 +176,7 @@ def judge(
     _check_variant(before)
     if not cascades(dice, roll_number):
         return plain_judge(before, after, dice, options=options)
-    find_variant_options(options)
-    return _judge_ordered(before, after, roll_steps(dice, roll_number))
+    return _judge_ordered(before, after, roll_steps(dice, roll_number), _home_locked(options))
 
 
 def judge_remainder(
@@ -183,8 +189,7 @@ def judge_remainder(
     """The opponent's play of the handed-on ``steps``; IllegalPlay when ``after`` is not legal."""
     _check_variant(before)
     _check_steps(steps)
-    find_variant_options(options)
-    return _judge_ordered(before, after, tuple(steps))
+    return _judge_ordered(before, after, tuple(steps), _home_locked(options))
 
 
 def find_variant_options(options: Mapping[str, object] | None) -> None:
@@ -192,12 +197,17 @@ def find_variant_options(options: Mapping[str, object] | None) -> None:
     GulBara().validate_options(options)
 
 
+def _home_locked(options: Mapping[str, object] | None) -> bool:
+    """``home_moves = forbidden`` (the default): a checker in its home only bears off (RULES.md §4.3)."""
+    return GulBara().validate_options(options)["home_moves"] == "forbidden"
+
+
 # --- judging ordered steps without enumerating them ----------------------------------------------
 
 Counts = list[int]  # the mover's checkers on points 1..24 (index 0..23)
 
 
-def _judge_ordered(before: Position, after: Position, steps: tuple[int, ...]) -> Play:
+def _judge_ordered(before: Position, after: Position, steps: tuple[int, ...], home_locked: bool) -> Play:
     from rules.plays import difference
 
     _check_variant(after)
@@ -217,16 +227,18 @@ def _judge_ordered(before: Position, after: Position, steps: tuple[int, ...]) ->
             raise IllegalPlay(f"point {point} is held by the opponent", (point,))
     if count is None:
         raise IllegalPlay(f"the moves do not match the roll ({_spell(steps)}, in that order)", points)
-    found = _find(list(before.mover[:24]), tuple(after.mover[:24]), steps[:count], closed)
+    found = _find(list(before.mover[:24]), tuple(after.mover[:24]), steps[:count], closed, home_locked)
     if found is None:
+        if home_locked and _find(list(before.mover[:24]), tuple(after.mover[:24]), steps[:count], closed, False):
+            raise IllegalPlay("a checker in its home may only bear off (no moves inside the home)", points)
         raise IllegalPlay(f"the moves do not match the roll ({_spell(steps)}, in that order)", points)
-    if count < len(steps) and _can_reach(list(before.mover[:24]), steps, count + 1, closed):
+    if count < len(steps) and _can_reach(list(before.mover[:24]), steps, count + 1, closed, home_locked):
         raise IllegalPlay("more of the roll could be played", points,
                           detail=f"{count} of the {len(steps)} steps played")
     return Play(found)
 
 
-def _step_targets(board: Counts, die: int, closed: list[bool]) -> list[tuple[int, int]]:
+def _step_targets(board: Counts, die: int, closed: list[bool], home_locked: bool) -> list[tuple[int, int]]:
     """(start, end) for every checker ``die`` can move; end 0 = borne off with the exact number."""
     home = not any(board[6:24])
     out = []
@@ -235,7 +247,7 @@ def _step_targets(board: Counts, die: int, closed: list[bool]) -> list[tuple[int
             continue
         end = start - die
         if end >= 1:
-            if not closed[end]:
+            if not closed[end] and not (home_locked and start <= 6):
                 out.append((start, end))
         elif end == 0 and home:
             out.append((start, 0))
@@ -243,7 +255,7 @@ def _step_targets(board: Counts, die: int, closed: list[bool]) -> list[tuple[int
 
 
 def _find(board: Counts, target: tuple[int, ...], steps: tuple[int, ...],
-          closed: list[bool]) -> tuple[Step, ...] | None:
+          closed: list[bool], home_locked: bool) -> tuple[Step, ...] | None:
     """A sequence of ``steps`` (in order) turning ``board`` into ``target``, or None.
 
     Checkers only move towards point 1, so a board that has fewer checkers on points ≥ t than the
@@ -262,7 +274,7 @@ def _find(board: Counts, target: tuple[int, ...], steps: tuple[int, ...],
         if key in dead:
             return False
         die = steps[index]
-        for start, end in _step_targets(board, die, closed):
+        for start, end in _step_targets(board, die, closed, home_locked):
             board[start - 1] -= 1
             if end:
                 board[end - 1] += 1
@@ -287,7 +299,7 @@ def _find(board: Counts, target: tuple[int, ...], steps: tuple[int, ...],
     return tuple(trail) if go(0) else None
 
 
-def _can_reach(board: Counts, steps: tuple[int, ...], depth: int, closed: list[bool]) -> bool:
+def _can_reach(board: Counts, steps: tuple[int, ...], depth: int, closed: list[bool], home_locked: bool) -> bool:
     """Whether some sequence plays the first ``depth`` of ``steps`` (in order)."""
     dead: set[tuple[tuple[int, ...], int]] = set()
 
@@ -298,7 +310,7 @@ def _can_reach(board: Counts, steps: tuple[int, ...], depth: int, closed: list[b
         if key in dead:
             return False
         die = steps[index]
-        for start, end in _step_targets(board, die, closed):
+        for start, end in _step_targets(board, die, closed, home_locked):
             board[start - 1] -= 1
             if end:
                 board[end - 1] += 1

@@ -64,4 +64,12 @@ class LongNardy(Variant):
             "only once an opponent checker has reached the opponent's home.",
             ("opponent_ahead", "opponent_home"),
         ),
+        Option(
+            "first_turn_exception",
+            "general",
+            "When two checkers may leave the head on the first turn: whenever one alone cannot use "
+            "as many dice (general), or strictly as the rule page says: the first checker goes as "
+            "far as the roll allows and the second takes only the rest (3-3: 24/21 24/15).",
+            ("general", "strict"),
+        ),
     ) + NARDY_SCORING

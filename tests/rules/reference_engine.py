@@ -42,6 +42,8 @@ class Rules:
     shortcut: bool = False  # six-one: a 6 or a 1 takes a head checker straight into home
     shortcut_home: str = "any"  # six-one: "any" home point, or "die" (the point numbered by the die)
     shortcut_limit: int = 99  # six-one: shortcuts per roll (each 6 or 1, or one per roll)
+    home_moves: str = "allowed"  # gul bara: "forbidden" (a checker in its home only bears off)
+    first_turn_exception: str = "general"  # long nardy: or "strict" (RULES.md §3.3)
 
 
 def rules_for(variant: str, options: Mapping[str, str] | None = None) -> Rules:
@@ -54,9 +56,10 @@ def rules_for(variant: str, options: Mapping[str, str] | None = None) -> Rules:
             prime_rule=True,
             prime_check=options.get("prime_check", "end_of_turn"),
             prime_condition=options.get("prime_condition", "opponent_ahead"),
+            first_turn_exception=options.get("first_turn_exception", "general"),
         )
     if variant == "gulbara":
-        return Rules("gulbara", exact_bear_off_only=True)
+        return Rules("gulbara", exact_bear_off_only=True, home_moves=options.get("home_moves", "forbidden"))
     if variant == "sixone":
         per_roll = options.get("shortcuts", "each_die")
         return Rules(
@@ -89,6 +92,8 @@ def steps_for_die(board: Board, opponent: Board, die: int, rules: Rules) -> Iter
             continue
         target = point - die
         if target >= 1:
+            if rules.home_moves == "forbidden" and point in HOME:
+                continue  # RULES.md §4.3: no moves inside the home
             if not blocked(opponent, target):
                 yield moved(board, point, target), False
         elif rules.bear_off and home:
@@ -245,6 +250,9 @@ def reference_plays(
                 two = max((len(c.used) for c in legal if departures(board, c.board) == 2), default=0)
                 limit = 2 if two > one else 1
             legal = [c for c in legal if departures(board, c.board) <= limit]
+            if limit == 2 and rules.first_turn_exception == "strict":
+                far = farthest_single(opponent, rolled)
+                legal = [c for c in legal if departures(board, c.board) < 2 or c.board[far - 1] > board[far - 1]]
         found = _best(legal, rolled, larger_die_rule=True)
     return {Position(b, opponent, position.variant): n for b, n in found.items()}
 
@@ -264,6 +272,22 @@ def reference_remainder(
     candidates = _explore(position.mover, position.opponent, rules, tuple(steps), ordered=True, budget=budget)
     found = _best(candidates, steps, larger_die_rule=False)
     return {Position(b, position.opponent, position.variant): n for b, n in found.items()}
+
+
+def farthest_single(opponent: Board, dice: Sequence[int]) -> int:
+    """RULES.md §3.3 strict: the farthest point one checker from the head reaches with the dice."""
+    best = HEAD
+    frontier = [(HEAD, tuple(dice))]
+    while frontier:
+        point, left = frontier.pop()
+        best = min(best, point)
+        for die in set(left):
+            target = point - die
+            if target >= 1 and not blocked(opponent, target):
+                rest = list(left)
+                rest.remove(die)
+                frontier.append((target, tuple(rest)))
+    return best
 
 
 def departures(before: Board, after: Board) -> int:

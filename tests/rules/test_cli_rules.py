@@ -295,3 +295,59 @@ def test_batch_missing_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     done = referee("plays", "--batch", str(tmp_path / "absent.jsonl"))
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+# --- issue 21: the new options through --set -------------------------------------------------
+
+NARDY_START = starting_position("nardy")
+
+
+def _moved(position: Position, *hops: tuple[int, int]) -> Position:
+    me = list(position.mover)
+    for start, end in hops:
+        me[start - 1] -= 1
+        if end:
+            me[end - 1] += 1
+    return Position(tuple(me), position.opponent, position.variant)
+
+
+def test_judge_first_turn_exception_strict_through_set(capsys: pytest.CaptureFixture[str]) -> None:
+    twice = _moved(NARDY_START, (24, 18), (24, 18)).id
+    base = ["judge", "--variant", "nardy", "--before", NARDY_START.id, "--after", twice, "--dice", "33",
+            "--first-turn"]
+    code, out, _ = run(capsys, *base)
+    assert code == 0 and "24/18(2)" in out
+    code, out, _ = run(capsys, *base, "--set", "first_turn_exception=strict")
+    assert code == 1
+    assert "first turn, strict rule: the first checker must go as far as the roll allows (to point 15)" in out
+    code, out, _ = run(capsys, "plays", "--variant", "nardy", "--position", NARDY_START.id, "--dice", "33",
+                       "--first-turn", "--set", "first_turn_exception=strict")
+    assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["24/21 24/15"]
+
+
+def test_judge_gulbara_home_moves_through_set(capsys: pytest.CaptureFixture[str]) -> None:
+    me = [0] * 25
+    me[19], me[5] = 13, 2
+    them = [0] * 25
+    them[23] = 15
+    before = Position(tuple(me), tuple(them), "gulbara")
+    inside = _moved(before, (6, 5), (6, 4)).id
+    base = ["judge", "--variant", "gulbara", "--before", before.id, "--after", inside, "--dice", "21"]
+    code, out, _ = run(capsys, *base)
+    assert code == 1 and "a checker in its home may only bear off (no moves inside the home)" in out
+    code, out, _ = run(capsys, *base, "--set", "home_moves=allowed")
+    assert code == 0 and "6/5 6/4" in out
+
+
+@pytest.mark.parametrize("variant, pair, allowed", [
+    ("nardy", "first_turn_exception=loose", "general or strict"),
+    ("gulbara", "home_moves=sometimes", "forbidden or allowed"),
+    ("nardy", "home_moves=allowed", "home_moves"),
+])
+def test_new_options_refused_with_the_allowed_values(capsys: pytest.CaptureFixture[str], variant: str,
+                                                     pair: str, allowed: str) -> None:
+    start = starting_position(variant).id
+    assert_one_line_error(*run(capsys, "plays", "--variant", variant, "--position", start, "--dice", "31",
+                               "--set", pair), allowed)
+    assert_one_line_error(*run(capsys, "judge", "--variant", variant, "--before", start, "--after", start,
+                               "--dice", "31", "--set", pair), allowed)

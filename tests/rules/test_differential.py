@@ -116,7 +116,8 @@ def nardy_self_play(seed: int, count: int, options: Mapping[str, str]) -> Iterat
                 break
 
 
-@pytest.mark.parametrize("options", PRIME_OPTIONS, ids=lambda o: ",".join(o.values()) or "default")
+@pytest.mark.parametrize("options", PRIME_OPTIONS + ({"first_turn_exception": "strict"},),
+                         ids=lambda o: ",".join(o.values()) or "default")
 def test_differential_nardy_self_play(options: dict[str, str]) -> None:
     tally = Tally()
     for position, dice, first, expected in nardy_self_play(SEED, 900, options):
@@ -169,7 +170,7 @@ def test_differential_nardy_block_positions() -> None:
             continue
         dice = roll(rng)
         first = rng.random() < 0.1
-        for options in PRIME_OPTIONS:
+        for options in PRIME_OPTIONS + ({"first_turn_exception": "strict"},):
             expected = ref.reference_plays(position, dice, first_turn=first, options=options)
             actual = legal_results(position, dice, first_turn=first, options=options)
             tally.compare(describe(position, dice, options, first_turn=first), expected, used(actual))
@@ -180,8 +181,9 @@ def test_differential_nardy_block_positions() -> None:
 
 
 @cache
-def gulbara_tally() -> Tally:
+def gulbara_tally(home_moves: str = "forbidden") -> Tally:
     """Seeded gul bara self-play: plain rolls, cascades and the opponent's remainder."""
+    options = {"home_moves": home_moves}
     rng = random.Random(SEED + 2)
     tally = Tally()
     while tally.cases < 1200:
@@ -190,36 +192,36 @@ def gulbara_tally() -> Tally:
             dice = roll(rng)
             try:
                 expected = ref.reference_plays(position, dice, cascades=number > gulbara.PLAIN_ROLLS,
-                                               budget=CASCADE_BUDGET)
+                                               budget=CASCADE_BUDGET, options=options)
                 cascading = gulbara.cascades(dice, number)
             except ref.TooLarge:
                 # Too long to compare here: carry on as if it were a plain double.
-                expected = ref.reference_plays(position, dice)
+                expected = ref.reference_plays(position, dice, options=options)
                 cascading = False
             if cascading:
-                actual = gulbara.legal_results(position, dice, roll_number=number)
+                actual = gulbara.legal_results(position, dice, roll_number=number, options=options)
             else:
-                actual = legal_results(position, dice)
-            tally.compare(describe(position, dice, {}, roll_number=number), expected, used(actual))
+                actual = legal_results(position, dice, options=options)
+            tally.compare(describe(position, dice, options, roll_number=number), expected, used(actual))
             chosen = pick(rng, expected, 0.3) if expected else position
             if cascading:
-                check_cascade_judge(position, chosen, dice, number, expected)
+                check_cascade_judge(position, chosen, dice, number, expected, options)
                 steps = ref.cascade(dice)[max(expected.values(), default=0):]
                 if steps and chosen in actual:
-                    handed = gulbara.handed_on(dice, actual[chosen], roll_number=number)
+                    handed = gulbara.handed_on(dice, actual[chosen], roll_number=number, options=options)
                     assert handed == steps, describe(position, dice, {}, roll_number=number)
                     assert gulbara.handed_on(dice, actual[chosen], roll_number=number,
-                                             options={"cascade_unplayed": "lost"}) == ()
+                                             options={**options, "cascade_unplayed": "lost"}) == ()
                     other = chosen.swapped()
                     try:
-                        rest = ref.reference_remainder(other, steps, budget=CASCADE_BUDGET)
+                        rest = ref.reference_remainder(other, steps, options, budget=CASCADE_BUDGET)
                     except ref.TooLarge:
                         position = other
                     else:
-                        fast_rest = gulbara.remainder_results(other, steps)
+                        fast_rest = gulbara.remainder_results(other, steps, options=options)
                         tally.compare(f"remainder {steps} from {other!r}", rest, used(fast_rest))
                         position = pick(rng, rest, 0.3) if rest else other
-                        played = gulbara.judge_remainder(other, position, steps)
+                        played = gulbara.judge_remainder(other, position, steps, options=options)
                         assert played.dice_used == rest.get(position, 0), f"remainder {steps} from {other!r}"
                     # The opponent then rolls as usual: ``position`` is seen from them.
                     if ref.game_over(position):
@@ -232,25 +234,26 @@ def gulbara_tally() -> Tally:
 
 
 def check_cascade_judge(position: Position, chosen: Position, dice: tuple[int, int], number: int,
-                        expected: Mapping[Position, int]) -> None:
+                        expected: Mapping[Position, int], options: Mapping[str, str]) -> None:
     """The cascade judge (which does not list results) accepts a reference result and refuses a
     result that stops one step short."""
     what = describe(position, dice, {}, roll_number=number)
     most = expected.get(chosen, 0)
-    assert gulbara.judge(position, chosen, dice, roll_number=number).dice_used == most, what
+    assert gulbara.judge(position, chosen, dice, roll_number=number, options=options).dice_used == most, what
     if most == 0:
         return
     try:
-        shorter = ref.reference_remainder(position, ref.cascade(dice)[: most - 1], budget=CASCADE_BUDGET)
+        shorter = ref.reference_remainder(position, ref.cascade(dice)[: most - 1], options, budget=CASCADE_BUDGET)
     except ref.TooLarge:
         return
     short = min(shorter, key=repr) if shorter else position
     with pytest.raises(IllegalPlay, match="more of the roll could be played"):
-        gulbara.judge(position, short, dice, roll_number=number)
+        gulbara.judge(position, short, dice, roll_number=number, options=options)
 
 
-def test_differential_gulbara_self_play() -> None:
-    gulbara_tally().check(1200)
+@pytest.mark.parametrize("home_moves", ["forbidden", "allowed"])
+def test_differential_gulbara_self_play(home_moves: str) -> None:
+    gulbara_tally(home_moves).check(1200)
 
 
 # --- six-one --------------------------------------------------------------------------------------
@@ -282,7 +285,7 @@ def test_differential_sixone_self_play(options: dict[str, str]) -> None:
 
 def test_differential_covers_enough_cases() -> None:
     """Issue 3 asks for at least 5,000 (position, roll, options) cases."""
-    nardy = 900 * len(PRIME_OPTIONS) + 2000
+    nardy = 900 * (len(PRIME_OPTIONS) + 1) + 2000
     sixone = 200 * len(SIXONE_OPTIONS)
     assert nardy + gulbara_tally().cases + sixone >= 5000
 

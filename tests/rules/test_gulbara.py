@@ -34,6 +34,48 @@ def test_gulbara_registry_and_options() -> None:
     assert repr(START).startswith("gulbara:") and Position.from_id(repr(START)) == START
 
 
+def test_gulbara_home_moves_option() -> None:
+    variant = find_variant("gulbara")
+    assert variant.validate_options({})["home_moves"] == "forbidden"
+    assert variant.validate_options({"home_moves": "allowed"})["home_moves"] == "allowed"
+    with pytest.raises(InvalidOption, match="home_moves takes forbidden or allowed"):
+        variant.validate_options({"home_moves": "sometimes"})
+
+
+def test_gulbara_no_moves_inside_the_home() -> None:
+    """§4.3: a checker in its home only bears off; 6/5 6/4 is refused (``home_moves = allowed``
+    gives it back)."""
+    position = gb({20: 13, 6: 2}, {24: 15})
+    inside = moved(position, (6, 5), (6, 4))
+    assert not any("6/" in n for n in notations(gulbara.legal_results(position, "21", roll_number=1)))
+    with pytest.raises(IllegalPlay) as error:
+        gulbara.judge(position, inside, "21", roll_number=1)
+    assert error.value.reason == "a checker in its home may only bear off (no moves inside the home)"
+    allowed = {"home_moves": "allowed"}
+    assert gulbara.judge(position, inside, "21", roll_number=1, options=allowed).dice_used == 2
+    assert "6/5 6/4" in notations(gulbara.legal_results(position, "21", roll_number=1, options=allowed))
+
+
+def test_gulbara_all_home_only_bears_off_with_the_exact_number() -> None:
+    """With every checker home the only plays are exact bear-offs: 2-1 takes off from 2 and 1."""
+    position = gb({6: 2, 2: 1, 1: 1}, {24: 15})
+    assert notations(plain_results(position, "21")) == {"2/off 1/off"}
+    assert "6/4 2/1" in notations(plain_results(position, "21", options={"home_moves": "allowed"}))
+    stuck = gb({6: 2, 5: 1}, {24: 15})  # 2-1: nothing bears off exactly, nothing may move inside
+    assert notations(plain_results(stuck, "21")) == {"no play"}
+
+
+def test_gulbara_no_moves_inside_the_home_in_a_cascade() -> None:
+    """The cascade judge (5-5 late in the game: four 5s, then four 6s) refuses a home move too."""
+    position = gb({20: 14, 6: 1}, {24: 15})
+    after = moved(position, (6, 1), (20, 15), (20, 15), (20, 15))
+    with pytest.raises(IllegalPlay) as error:
+        gulbara.judge(position, after, "55", roll_number=10)
+    assert error.value.reason == "a checker in its home may only bear off (no moves inside the home)"
+    results = gulbara.legal_results(position, "55", roll_number=10)
+    assert results and not any(result.mover[5] == 0 for result in results)  # the 6 never moves
+
+
 def test_gulbara_no_head_rule() -> None:
     """Any number of checkers may leave the head (§4.1)."""
     assert notations(gulbara.legal_results(START, "65", roll_number=1)) == {"24/13", "24/19 24/18"}
@@ -166,7 +208,8 @@ def test_gulbara_bear_off_only_with_the_exact_number() -> None:
     nardy = board({4: 2, 2: 1}, {24: 15})
     assert {p.notation() for p in plain_results(nardy, "65").values()} == {"4/off(2)"}
     mixed = gb({4: 1, 3: 1}, {24: 15})
-    assert notations(gulbara.legal_results(mixed, "63")) == {"3/off", "4/1"}
+    assert notations(gulbara.legal_results(mixed, "63")) == {"3/off"}  # 4/1 would move inside the home
+    assert notations(gulbara.legal_results(mixed, "63", options={"home_moves": "allowed"})) == {"3/off", "4/1"}
     with pytest.raises(IllegalPlay) as error:
         gulbara.judge(mixed, moved(mixed, (4, 0), (3, 0)), "63")
     assert error.value.reason == "bearing off needs the exact number"
@@ -174,11 +217,17 @@ def test_gulbara_bear_off_only_with_the_exact_number() -> None:
 
 def test_gulbara_exact_bear_off_in_a_cascade() -> None:
     position = gb({6: 2, 5: 2}, {24: 15})
-    # 5-5 cascade: 5/off(2), then 6/1(2) with the 5s, then the 6s: 1 is not 6: stuck after four.
+    # 5-5 cascade: 5/off(2); 6/1 would move inside the home (§4.3), so the roller stops after two.
     results = gulbara.legal_results(position, "55", roll_number=12)
+    assert notations(results) == {"5/off(2)"}
+    (_, play), = results.items()
+    assert gulbara.handed_on("55", play, roll_number=12) == (5, 5, 6, 6, 6, 6)
+    # With home moves allowed: then 6/1(2) with the 5s, then the 6s: 1 is not 6: stuck after four.
+    allowed = {"home_moves": "allowed"}
+    results = gulbara.legal_results(position, "55", roll_number=12, options=allowed)
     assert notations(results) == {"6/1(2) 5/off(2)"}
     (_, play), = results.items()
-    assert gulbara.handed_on("55", play, roll_number=12) == (6, 6, 6, 6)
+    assert gulbara.handed_on("55", play, roll_number=12, options=allowed) == (6, 6, 6, 6)
 
 
 def test_gulbara_judge_checks_the_opponent_is_untouched() -> None:

@@ -488,6 +488,26 @@ def test_nardy_resignation_above_what_the_options_allow_is_refused(variant: str)
     assert state.score == (0, 4)
 
 
+@pytest.mark.parametrize("rule", ["general", "strict"])
+def test_nardy_first_turn_3_3_in_the_match_for_both_players(rule: str) -> None:
+    """RULES.md §3.3 through the fold: each player's first 3-3 may be 24/18(2) only under
+    ``first_turn_exception = general``; 24/21 24/15 is legal under both."""
+    from tests.rules.test_nardy import moved
+
+    state = apply(new_match("nardy", 0, {"first_turn_exception": rule}), OpeningRoll(5, 3))
+    for player in (0, 1):
+        state = apply(state, Roll(player, (3, 3)))
+        before = state.position_for(player)
+        twice = moved(before, (24, 18), (24, 18))
+        if rule == "strict":
+            with pytest.raises(IllegalEvent, match="first turn, strict rule"):
+                apply(state, Play(player, twice))
+            state = apply(state, Play(player, moved(before, (24, 21), (24, 15))))
+        else:
+            state = apply(state, Play(player, twice))
+    assert state.turns_played == (1, 1)
+
+
 def test_nardy_has_no_doubling_cube() -> None:
     state = apply(new_match("nardy", 3), OpeningRoll(5, 3))
     with pytest.raises(IllegalEvent, match="no doubling cube"):
@@ -725,7 +745,8 @@ def test_gulbara_remainder_illegal_play_may_be_accepted() -> None:
 
 
 def test_gulbara_roll_number_restarts_each_game() -> None:
-    state = apply(gulbara_after(3), ManualCorrection(1, gb({5: 1}, {24: 15})))
+    # 5/3/2 moves inside the home: allowed here, this test is about the roll count.
+    state = apply(gulbara_after(3, {"home_moves": "allowed"}), ManualCorrection(1, gb({5: 1}, {24: 15})))
     state = apply(apply(state, Roll(1, (2, 1))), Play(1, gb({2: 1}, {24: 15})))
     state = apply(state, Roll(0, (2, 1)))
     state = apply(state, Play(0, hop(state.position, (24, 21))))

@@ -161,6 +161,45 @@ def test_nardy_first_turn_exception_not_when_one_checker_suffices() -> None:
     assert error.value.reason == "only one checker may leave the head"
 
 
+STRICT = {"first_turn_exception": "strict"}
+
+
+def test_nardy_first_turn_exception_option_general_or_strict() -> None:
+    variant = find_variant("nardy")
+    assert variant.validate_options({})["first_turn_exception"] == "general"
+    assert variant.validate_options(STRICT)["first_turn_exception"] == "strict"
+    with pytest.raises(InvalidOption, match="first_turn_exception takes general or strict"):
+        variant.validate_options({"first_turn_exception": "loose"})
+
+
+@pytest.mark.parametrize("player", ["first", "second"])
+def test_nardy_first_turn_strict_3_3_goes_to_21_and_15(player: str) -> None:
+    """RULES.md §3.3 strict: the first checker goes as far as the roll allows (24/15; 15/12 is the
+    opponent's head), the second takes only the rest (24/21); general also allows 24/18(2).
+    The second player is seen after the first player's 24/13."""
+    position = START if player == "first" else moved(START, (24, 13)).swapped()
+    assert plays(position, "33", first_turn=True) == {"24/18(2)", "24/21 24/15"}
+    assert plays(position, "33", first_turn=True, options=STRICT) == {"24/21 24/15"}
+    twice = moved(position, (24, 18), (24, 18))
+    with pytest.raises(IllegalPlay) as error:
+        judge(position, twice, "33", first_turn=True, options=STRICT)
+    assert error.value.reason == ("first turn, strict rule: the first checker must go as far as the roll "
+                                  "allows (to point 15); the second takes only the rest")
+    assert judge(position, moved(position, (24, 21), (24, 15)), "33", first_turn=True, options=STRICT).dice_used == 4
+    # 6-6 and 4-4 are the same under both rules: the first checker cannot go farther than 18 / 16.
+    assert plays(position, "66", first_turn=True, options=STRICT) == {"24/18(2)"}
+    assert plays(position, "44", first_turn=True, options=STRICT) == {"24/16(2)"}
+    # Later turns: one checker off the head, under either rule.
+    assert plays(position, "33", first_turn=False, options=STRICT) == {"24/15"}
+
+
+def test_nardy_first_turn_strict_5_5_second_player_blocked() -> None:
+    """After the first player's 24/21 (our 9) one checker reaches 14 with 5-5; strict and general
+    agree: 24/14(2)."""
+    second = moved(START, (24, 21)).swapped()
+    assert plays(second, "55", first_turn=True, options=STRICT) == {"24/14(2)"}
+
+
 def test_nardy_head_rule_one_checker_per_turn() -> None:
     position = board({24: 10, 10: 5}, {24: 15})
     results = legal_results(position, "31")
