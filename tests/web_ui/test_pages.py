@@ -162,7 +162,8 @@ def test_new_game_form_explains_every_option(client: FlaskClient) -> None:
     client.post("/unlock", json={"pin": "2468"})
     html = client.get("/control", headers={"Accept-Language": "ro"}).get_data(as_text=True)
     for name in ("illegal_play", "dice_half", "crawford", "jacoby", "beavers", "prime_check", "prime_condition",
-                 "koks", "home_mars", "last_roll_draw", "draw_points", "white_always_starts", "cascade_unplayed"):
+                 "koks", "home_mars", "last_roll_draw", "draw_points", "white_always_starts", "cascade_unplayed",
+                 "first_turn_exception", "home_moves"):
         assert f'.{name}"' in html, name
     assert "Table lung" in html and "Table nebun" in html and "Șase-unu" in html
     assert "Regula Crawford" in html and "Marț acasă" in html
