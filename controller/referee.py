@@ -143,6 +143,8 @@ class _Pending:
     observed: Position
     reason: str = ""
     points: dict[int, str] = field(default_factory=dict)
+    standing: bool = True  # the last dice-free reading still shows the illegal play
+    roll_refused: bool = False  # dice thrown over it under must_correct, not yet lifted
 
 
 class Referee:
@@ -590,6 +592,7 @@ class Referee:
             return
         self.pending = _Pending(player, observed, error.reason, points)
         self.message = error.reason
+        self.dice_latched = self._signature(obs) or None  # dice down now are the mover's own
         self._emit("illegal", player=player, reason=error.reason, points=points, policy=policy,
                    position=observed.id)
         if policy == "alert_only":
@@ -599,6 +602,8 @@ class Referee:
 
     def _while_illegal(self, obs: Observation, observed: Position) -> None:
         assert self.pending is not None and self.seating is not None
+        if self._roll_over_illegal(obs, observed):
+            return
         legal = self._legal()
         if observed in legal and self._sure(obs):
             player = self.pending.player
@@ -626,6 +631,37 @@ class Referee:
             if points != self.pending.points:
                 self.pending.points = points
                 self._emit("guide", player=self.pending.player, points=points)
+
+    def _roll_over_illegal(self, obs: Observation, observed: Position) -> bool:
+        """Dice thrown while an illegal play waits (RULES.md §1.8); True when this reading is theirs.
+
+        Under ``opponent_may_accept`` the opponent's valid roll over the play as it stands accepts
+        it (journaled as accepted by rolling) and is then his roll; otherwise the roll is not
+        judged: the correction is still asked for, and the dice count only once thrown again.
+        """
+        pending = self.pending
+        assert pending is not None
+        if self.state.phase != match.PLAY:
+            return False  # a gul bara cascade part: its player rolls next, not the opponent
+        dice = self._dice(obs)
+        if not dice:
+            self.dice_latched = None
+            pending.standing = observed == pending.observed
+            pending.roll_refused = False
+            return False
+        if pending.roll_refused or self.dice_latched is not None:
+            return pending.roll_refused  # the refused roll, or the mover's own dice still down
+        self.dice_latched = self._signature(obs)
+        opponent = 1 - pending.player
+        if (self.options.get("illegal_play") == "opponent_may_accept" and pending.standing
+                and obs.roll == "valid" and len(dice) == 2 and self._right_half_ok(obs, opponent)):
+            if self._accept(pending.observed, how="roll") and self.state.phase == match.ROLL:
+                self._await_roll(obs, observed)
+            return True
+        pending.roll_refused = True
+        self.message = f"correct the illegal play first ({pending.reason}): this roll does not count"
+        self._emit("guide", player=pending.player, points=pending.points, reason=self.message)
+        return True
 
     def _while_question(self, obs: Observation, observed: Position) -> None:
         """A clearer reading may answer the question by itself."""
@@ -672,14 +708,15 @@ class Referee:
             return False
         return self._accept(self.pending.observed)
 
-    def _accept(self, observed: Position) -> bool:
+    def _accept(self, observed: Position, how: str = "") -> bool:
         assert self.pending is not None
         player = self.pending.player
-        if not self._append(match.IllegalPlayAccepted(player=player, result=observed, reason=self.pending.reason)):
+        if not self._append(match.IllegalPlayAccepted(player=player, result=observed, reason=self.pending.reason,
+                                                      how=how)):
             return False
         self.mode = NORMAL
         self.pending = None
-        self._emit("accepted", player=player, position=observed.id)
+        self._emit("accepted", player=player, position=observed.id, how=how)
         self._after_play()
         return True
 

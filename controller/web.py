@@ -218,7 +218,8 @@ class RefereeHub:
                 text = Play(event.steps).notation() if event.steps else "(no play)"
                 moves.append(MoveEntry(event.player, "", f"(cascade) {text}"))
             elif isinstance(event, match.IllegalPlayAccepted):
-                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), "(illegal, accepted)"))
+                accepted = "(illegal, accepted by rolling)" if event.how == "roll" else "(illegal, accepted)"
+                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), accepted))
             elif isinstance(event, match.Double):
                 moves.append(MoveEntry(event.player, "", "Doubles"))
             elif isinstance(event, match.Take):

@@ -39,7 +39,8 @@ def _text_for(variant: str) -> Any:
         if isinstance(event, match.IllegalPlayAccepted):
             steps = steps_from_difference(before.position_for(event.player), event.result)
             moved = _moves(variant, StepsPlay(steps)) or "no move"
-            return event.player, f"{roll}: {moved} (illegal, accepted: {event.reason or 'no reason'})"
+            how = " by rolling" if event.how == "roll" else ""
+            return event.player, f"{roll}: {moved} (illegal, accepted{how}: {event.reason or 'no reason'})"
         if isinstance(event, match.IllegalPlayDetected):
             return event.player, f"{roll}: illegal play ({event.reason or 'no reason'})"
         if isinstance(event, match.IllegalPlayCorrected):

@@ -186,12 +186,16 @@ class IllegalPlayDetected(Event):
 
 @dataclass(frozen=True, slots=True)
 class IllegalPlayAccepted(Event):
-    """The opponent accepted an illegal play (or the referee only alerts): the board moves on."""
+    """The opponent accepted an illegal play (or the referee only alerts): the board moves on.
+
+    ``how`` is ``"roll"`` when the opponent accepted it by throwing the dice (RULES.md §1.8).
+    """
 
     kind: ClassVar[str] = "IllegalPlayAccepted"
     player: int
     result: Position
     reason: str = ""
+    how: str = ""
 
 
 @dataclass(frozen=True, slots=True)

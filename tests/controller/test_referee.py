@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from controller.referee import ILLEGAL, NORMAL, QUESTION, Referee, RefereeSettings, recognise_start
+from recording.export import render
 from recording.journal import Header, Journal
 from rules import match
 from rules.plays import legal_results
@@ -380,3 +381,77 @@ def test_a_person_can_override_an_alert_caused_by_a_misreading(table: tuple[Refe
     kinds = [type(r.event).__name__ for r in signals.journal.records[-3:]]
     assert kinds == ["IllegalPlayDetected", "IllegalPlayCorrected", "Play"]
     assert referee.mode == NORMAL and referee.state.turn == 1
+
+
+# --- RULES.md §1.8: the opponent's roll accepts the play (issue 21) ----------------------------
+
+
+def illegal_table(tmp_path: Path, policy: str) -> tuple[Referee, Recorder, Position]:
+    """Ana (light, player 0) plays 3-1 as 13/9 13/11, which the referee declares illegal."""
+    journal = Journal.create(tmp_path / "match.jsonl", Header(variant="backgammon", match_length=5,
+                                                                players=("Ana", "Ion"),
+                                                                options={"illegal_play": policy}))
+    recorder = Recorder()
+    recorder.journal = journal
+    referee = Referee(journal, recorder, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    start_game(referee, 3, 1)
+    wrong = _thirteen_to_nine_and_eleven()
+    referee.observe(obs(wrong))
+    referee.observe(obs(wrong))  # dice already lifted: the turn ended; the second reading alerts
+    assert referee.mode == ILLEGAL and isinstance(journal.records[-1].event, match.IllegalPlayDetected)
+    return referee, recorder, wrong
+
+
+def test_opponents_roll_accepts_the_illegal_play_under_opponent_may_accept(tmp_path: Path) -> None:
+    referee, signals, wrong = illegal_table(tmp_path, "opponent_may_accept")
+    # A cocked die is no roll: it accepts nothing.
+    referee.observe(obs(wrong, dice=(5, 2), roll="void", void_reason="cocked", half="left"))
+    assert referee.mode == ILLEGAL and referee.state.turn == 0
+    referee.observe(obs(wrong))  # picked up
+    # Ion throws 5-2 into his right-hand half over the play as it stands: that accepts it.
+    referee.observe(obs(wrong, dice=(5, 2), half="left"))
+    events = [r.event for r in signals.journal.records[-3:]]
+    assert [type(e).__name__ for e in events] == ["IllegalPlayDetected", "IllegalPlayAccepted", "Roll"]
+    accepted, roll = events[1], events[2]
+    assert isinstance(accepted, match.IllegalPlayAccepted) and accepted.how == "roll"
+    assert accepted.player == 0 and accepted.result == wrong
+    assert isinstance(roll, match.Roll) and (roll.player, roll.dice) == (1, (5, 2))
+    assert referee.mode == NORMAL and referee.state.phase == match.PLAY and referee.state.turn == 1
+    kinds = signals.kinds()
+    at = kinds.index("accepted")
+    assert signals.seen[at][1]["how"] == "roll"
+    assert [data for kind, data in signals.seen[at:] if kind == "rolled"] == [{"player": 1, "dice": [5, 2]}]
+    assert "(illegal, accepted by rolling: " in render(signals.journal, "txt")
+    # Ion's play with that roll is judged as usual, from the accepted position.
+    after = play(wrong.swapped(), "52", "13/8 13/11")
+    referee.observe(obs(after, light_on_roll=False))
+    assert isinstance(signals.journal.records[-1].event, match.Play)
+    assert referee.state.turn == 0 and referee.state.position_for(1) == after
+
+
+def test_opponents_roll_does_not_accept_a_play_that_no_longer_stands(tmp_path: Path) -> None:
+    referee, signals, wrong = illegal_table(tmp_path, "opponent_may_accept")
+    half_fixed = Position(tuple(c + (1 if i == 12 else -1 if i == 8 else 0) for i, c in enumerate(wrong.mover)),
+                          wrong.opponent)
+    referee.observe(obs(half_fixed))  # Ana is taking it back: 13/9 undone, 13/11 still there
+    referee.observe(obs(half_fixed, dice=(5, 2), half="left"))
+    assert referee.mode == ILLEGAL and referee.state.phase == match.PLAY and referee.state.turn == 0
+    assert not any(isinstance(r.event, match.IllegalPlayAccepted) for r in signals.journal.records)
+
+
+def test_opponents_roll_is_not_judged_while_an_illegal_play_must_be_corrected(tmp_path: Path) -> None:
+    referee, signals, wrong = illegal_table(tmp_path, "must_correct")
+    records = len(signals.journal.records)
+    referee.observe(obs(wrong, dice=(5, 2), half="left"))  # Ion rolls before Ana corrects
+    assert referee.mode == ILLEGAL and referee.state.phase == match.PLAY and referee.state.turn == 0
+    assert len(signals.journal.records) == records  # no roll, no acceptance
+    kind, data = signals.seen[-1]
+    assert kind == "guide" and "this roll does not count" in data["reason"] and data["points"]
+    right = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(right, dice=(5, 2), half="left"))  # corrected under the dice: not judged yet
+    assert referee.mode == ILLEGAL and len(signals.journal.records) == records
+    referee.observe(obs(right))  # dice lifted: the correction is judged
+    assert [type(r.event).__name__ for r in signals.journal.records[-2:]] == ["IllegalPlayCorrected", "Play"]
+    assert referee.state.phase == match.ROLL and referee.state.turn == 1
+    referee.observe(obs(right.swapped(), light_on_roll=False, dice=(5, 2), half="left"))  # Ion rolls again
+    assert isinstance(signals.journal.records[-1].event, match.Roll) and referee.state.dice == (5, 2)

@@ -109,6 +109,63 @@ def test_import_illegal_play_exits_1_naming_it(tmp_path: Path, capsys: pytest.Ca
     assert not (tmp_path / "j.jsonl").exists()
 
 
+#: A 5-point match: 2-0, 2-2, 4-2 (resignations), the Crawford game 4-3, then the leader doubles.
+DEAD_CUBE_MAT = """ 5 point match
+
+ Game 1
+ Alice : 0                      Bob : 0
+  1) 31: 8/5 6/5
+      Wins 2 points
+
+ Game 2
+ Alice : 2                      Bob : 0
+  1)                             42: 8/4 6/4
+                                  Wins 2 points
+
+ Game 3
+ Alice : 2                      Bob : 2
+  1) 31: 8/5 6/5
+      Wins 2 points
+
+ Game 4
+ Alice : 4                      Bob : 2
+  1)                             42: 8/4 6/4
+                                  Wins 1 point
+
+ Game 5
+ Alice : 4                      Bob : 3
+  1) 31: 8/5 6/5                 42: 8/4 6/4
+  2)  Doubles => 2
+"""
+
+ONE_POINT_MAT = """ 1 point match
+
+ Game 1
+ Alice : 0                      Bob : 0
+  1) 31: 8/5 6/5                  Doubles => 2
+"""
+
+
+@pytest.mark.parametrize("text, words", [
+    (ONE_POINT_MAT, "line 5: Bob doubles: the cube is dead in a 1-point match"),
+    (DEAD_CUBE_MAT, "line 26: Alice doubles: the cube is dead: player 0 already wins the match with a "
+                    "single game (4 of 5 points)"),
+])
+def test_import_refuses_a_dead_cube_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                                              words: str) -> None:
+    """RULES.md §2.7 (as gnubg): no double in a 1-point match, nor by a player who already wins the
+    match with a single game."""
+    record = tmp_path / "dead.mat"
+    record.write_text(text)
+    assert main(["import", str(record), "-o", str(tmp_path / "j.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err
+    assert not (tmp_path / "j.jsonl").exists()
+    # The same match without the double imports: only the double is refused.
+    record.write_text(text.replace("  2)  Doubles => 2\n", "").replace("Doubles => 2", ""))
+    assert main(["import", str(record), "-o", str(tmp_path / "ok.jsonl")]) == 0
+
+
 def test_import_refuses_to_overwrite_a_journal(tmp_path: Path) -> None:
     journal = tmp_path / "m.jsonl"
     journal.write_text("precious")

@@ -84,23 +84,24 @@ def test_handmade_notations_read() -> None:
     assert state is not None
     assert imported.site == "Wooden board referee test" and imported.date == "2024-06-01"
     assert state.score == (0, 2) and state.results[0].result == "drop"
-    assert state.phase == match.CUBE and state.turn == 0  # Bob's double waits for Alice
-    assert state.position_for(1).id == "jHPGAyBsTvABMA"  # what gnubg shows after `import mat`
+    assert state.phase == match.CUBE and state.turn == 1  # Alice's double waits for Bob
+    assert state.position_for(0).id == "bE7wATCMc8YBMA"  # what gnubg shows after `import mat`
 
 
 def test_handmade_double_in_crawford_game_means_crawford_was_off() -> None:
-    """handmade.mat's game 2 would be the Crawford game (0-2 to 3), yet Bob doubles in it: a .mat
+    """handmade.mat's game 2 would be the Crawford game (0-2 to 3), yet Alice doubles in it: a .mat
     file does not say whether the rule was played, so the file shows it was not.  Read as gnubg
-    reads it, and say so in the record."""
+    reads it, and say so in the record.  (Only the trailer may: Bob, at match point, would double
+    a dead cube, RULES.md §2.7.)"""
     imported = read_mat(io.StringIO(read("handmade.mat")))
     assert imported.state is not None
-    assert imported.state.position_for(1).id == "jHPGAyBsTvABMA"  # what gnubg shows after `import mat`
+    assert imported.state.position_for(0).id == "bE7wATCMc8YBMA"  # what gnubg shows after `import mat`
     assert "line 20" in imported.extra["Crawford"] and imported.extra["Crawford"].startswith("Off")
 
 
 def test_explicit_crawford_header_keeps_the_double_illegal() -> None:
     text = '; [Crawford "On"]\n' + read("handmade.mat")
-    with pytest.raises(IllegalRecord, match=r"line 21: Bob doubles: no doubling in the Crawford game"):
+    with pytest.raises(IllegalRecord, match=r"line 21: Alice doubles: no doubling in the Crawford game"):
         read_mat(io.StringIO(text))
 
 
