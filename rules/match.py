@@ -12,8 +12,9 @@ a ``.mat`` file); in the nardy variants player 0 is White (``white_always_starts
 stored per player, each in its own numbering (index 0..23 = points 1..24, 24 = bar), so
 ``state.position`` is simply ``Position(sides[turn], sides[1 - turn])``.
 
-Scoring (RULES.md §2.3-2.6, §3.6-3.8): backgammon single 1 / gammon 2 / backgammon 3 times the cube,
-the Crawford rule in match play, Jacoby and beavers in money play; the nardy family oin 1 / mars 2,
+Scoring (RULES.md §2.3-2.7, §3.6-3.8): backgammon single 1 / gammon 2 / backgammon 3 times the cube,
+the Crawford rule and gnubg's dead cube in match play, Jacoby and beavers in money play (a resignation
+scores its face value, as gnubg scores it); the nardy family oin 1 / mars 2,
 options ``koks`` 3 and ``home_mars`` 4, ``last_roll_draw`` with ``draw_points``, and "the previous
 game's winner begins the next game" (or ``white_always_starts``); six-one's race (the first
 player with all 15 checkers home wins 1 point).  A win worth more than the points still needed ends

@@ -1,7 +1,8 @@
 """Gul bara (crazy narde, table nebun), RULES.md §4.
 
 Long-nardy movement (no hitting: any opponent checker holds a point) without the head rule or
-the prime rule; bearing off only with the exact number; and the **doubles cascade**:
+the prime rule; bearing off only with the exact number; no moves inside the home (a checker there
+only bears off; ``home_moves = forbidden``, the default, or ``allowed``); and the **doubles cascade**:
 
 * during the game's first three rolls (both players together) a double is four steps, as in nardy;
 * afterwards d-d is four steps of d, then four of d+1, ..., up to four sixes, taken in that order;

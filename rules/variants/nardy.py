@@ -1,6 +1,7 @@
 """Long nardy (long table, long tavla, table lung), RULES.md §3.
 
-No hitting; the head rule (one checker off the head per turn, with the first-turn exception);
+No hitting; the head rule (one checker off the head per turn, with the first-turn exception,
+``first_turn_exception = general`` or ``strict``);
 the prime rule (no six-point block with no opponent checker ahead of it); oin/mars scoring.
 """
 
