@@ -652,14 +652,15 @@ class Referee:
         if pending.roll_refused or self.dice_latched is not None:
             return pending.roll_refused  # the refused roll, or the mover's own dice still down
         self.dice_latched = self._signature(obs)
-        opponent = 1 - pending.player
-        if (self.options.get("illegal_play") == "opponent_may_accept" and pending.standing
-                and obs.roll == "valid" and len(dice) == 2 and self._right_half_ok(obs, opponent)):
+        accepting = self.options.get("illegal_play") == "opponent_may_accept"
+        valid = obs.roll == "valid" and len(dice) == 2 and self._right_half_ok(obs, 1 - pending.player)
+        if accepting and valid and pending.standing:
             if self._accept(pending.observed, how="roll") and self.state.phase == match.ROLL:
                 self._await_roll(obs, observed)
             return True
         pending.roll_refused = True
-        self.message = f"correct the illegal play first ({pending.reason}): this roll does not count"
+        self.message = (f"this roll does not accept the illegal play: {'the board has changed' if valid else 'void'}"
+                        if accepting else f"correct the illegal play first ({pending.reason}): this roll does not count")
         self._emit("guide", player=pending.player, points=pending.points, reason=self.message)
         return True
 

@@ -407,6 +407,7 @@ def test_opponents_roll_accepts_the_illegal_play_under_opponent_may_accept(tmp_p
     # A cocked die is no roll: it accepts nothing.
     referee.observe(obs(wrong, dice=(5, 2), roll="void", void_reason="cocked", half="left"))
     assert referee.mode == ILLEGAL and referee.state.turn == 0
+    assert referee.message == "this roll does not accept the illegal play: void"
     referee.observe(obs(wrong))  # picked up
     # Ion throws 5-2 into his right-hand half over the play as it stands: that accepts it.
     referee.observe(obs(wrong, dice=(5, 2), half="left"))
@@ -436,6 +437,7 @@ def test_opponents_roll_does_not_accept_a_play_that_no_longer_stands(tmp_path: P
     referee.observe(obs(half_fixed))  # Ana is taking it back: 13/9 undone, 13/11 still there
     referee.observe(obs(half_fixed, dice=(5, 2), half="left"))
     assert referee.mode == ILLEGAL and referee.state.phase == match.PLAY and referee.state.turn == 0
+    assert referee.message == "this roll does not accept the illegal play: the board has changed"
     assert not any(isinstance(r.event, match.IllegalPlayAccepted) for r in signals.journal.records)
 
 
