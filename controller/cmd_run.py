@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 
@@ -22,6 +23,8 @@ def register(commands: Any) -> None:
                       help="which built-in game (default: both)")
     demo.add_argument("--resume", action="store_true",
                       help="continue an unfinished game's journal in the data directory (after a crash)")
+    demo.add_argument("--club", help="also publish to the club's broker: mqtt://[USER:PASSWORD@]HOST:PORT[/CLUB]")
+    demo.add_argument("--table", help="this board's table name at the club (with --club)")
     demo.set_defaults(func=run_demo)
 
     run = commands.add_parser(
@@ -32,6 +35,8 @@ def register(commands: Any) -> None:
         "environment (INTERFACES.md §5).",
     )
     run.add_argument("--config", help="TOML settings file")
+    run.add_argument("--club", help="publish to the club's broker (setting club, $REFEREE_CLUB)")
+    run.add_argument("--table", help="this board's table name at the club (setting table, $REFEREE_TABLE)")
     run.set_defaults(func=run_service)
 
 
@@ -40,12 +45,22 @@ def run_demo(args: argparse.Namespace) -> int:
         raise ValueError("--max-turns must be at least 1")
     if not 0 < args.port < 65536:
         raise ValueError("--port must be 1..65535")
+    club = args.club or os.environ.get("REFEREE_CLUB") or None
+    table = args.table or os.environ.get("REFEREE_TABLE") or None
+    if club:
+        from club.protocol import check_name, parse_broker
+
+        parse_broker(club)
+        if not table:
+            raise ValueError("--club needs --table NAME (this board's table at the club)")
+        check_name(table, "table")
     from controller.demo import main_demo
 
-    return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()), args.resume)
+    return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()), args.resume,
+                     club=club, table=table)
 
 
 def run_service(args: argparse.Namespace) -> int:
     from controller.service import main_service
 
-    return main_service(args.config)
+    return main_service(args.config, club=args.club, table=args.table)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +42,8 @@ FPS = 10.0
 #: The demo's long nardy game is shown from the start through the middle game (the first-turn
 #: head exception and the refused six-point block come early); the whole game is 101 turns.
 NARDY_DEMO_TURNS = 40
+#: At the end of the demo, how long to wait for a club broker that is away to take the last lines.
+CLUB_FLUSH_S = float(os.environ.get("REFEREE_CLUB_FLUSH_S", "30"))
 Action = Callable[[Referee], Any]
 
 
@@ -361,8 +364,8 @@ def _mock_gpio() -> Any:
 
 def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = None,
              games: tuple[str, ...] = ("backgammon", "nardy"), max_turns: int | None = None,
-             resume: bool = False) -> list[GameRun]:
-    """Play the built-in games; print where the records are."""
+             resume: bool = False, club: str | None = None, table: str | None = None) -> list[GameRun]:
+    """Play the built-in games; print where the records are (and publish them to ``club``)."""
     out = Path(data_dir or os.environ.get("REFEREE_DATA_DIR") or "data/demo").resolve()
     out.mkdir(parents=True, exist_ok=True)
     leds = open_leds(os.environ.get("REFEREE_LEDS", "sim"), gpio=_mock_gpio())
@@ -375,6 +378,25 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
         server, hub = start_page(port, out)
         listeners.append(hub.publish)
         print(f"companion page: http://127.0.0.1:{port}/", flush=True)
+    publisher = None
+    tables: list[Table] = []
+    if club and table:
+        from controller.club_link import ClubPublisher
+
+        page = f"http://{socket.gethostname()}:{port}/" if not headless else ""
+        publisher = ClubPublisher(club, table, data_dir=out, page=page,
+                                  health=lambda: tables[-1].health.to_json(time.monotonic()) if tables else {})
+        publisher.start()
+        listeners.append(publisher.wake)
+        print(f"publishing to the club at {publisher.address} as table {table}", flush=True)
+
+    def attach(table_now: Table) -> None:
+        tables.append(table_now)
+        if hub is not None:
+            hub.attach(table_now)
+        if publisher is not None:
+            publisher.attach(table_now.referee)
+
     runs = []
     try:
         for variant in games:
@@ -382,9 +404,8 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
             limit = max_turns if max_turns else (None if variant == "backgammon" else NARDY_DEMO_TURNS)
             shown = len(script.turns[:limit]) if limit else len(script.turns)
             print(f"refereeing {script.title} ({shown} of {len(script.turns)} turns)…", flush=True)
-            on_table = hub.attach if hub is not None else None
             run = play_script(script, out, leds, max_turns=limit, listeners=listeners,
-                              on_table=on_table, realtime=not headless, resume=resume)
+                              on_table=attach, realtime=not headless, resume=resume)
             runs.append(run)
             verdicts = [k for k, _ in run.signals]
             print(f"  {run.frames} frames in {run.seconds:.1f} s; plays {verdicts.count('play')}, "
@@ -400,12 +421,21 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
         leds.close()
         if server is not None:
             server.close()
+        if publisher is not None:
+            if publisher.backlog():
+                print(f"club: waiting up to {CLUB_FLUSH_S:.0f} s for the broker to take "
+                      f"{publisher.backlog()} journal lines", flush=True)
+            publisher.close(timeout=CLUB_FLUSH_S)
+            left = publisher.backlog()
+            print("club: every journal line is with the broker" if not left else
+                  f"club: {left} journal lines not delivered (they stay in the journal)", flush=True)
     return runs
 
 
 def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None,
-              games: tuple[str, ...] = (), resume: bool = False) -> int:
+              games: tuple[str, ...] = (), resume: bool = False, club: str | None = None,
+              table: str | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     runs = run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns,
-                    games=games or ("backgammon", "nardy"), resume=resume)
+                    games=games or ("backgammon", "nardy"), resume=resume, club=club, table=table)
     return 0 if all(run.complete for run in runs) else 1

@@ -61,6 +61,10 @@ class ServiceSettings:
     gpio_buzzer: int | None = DEFAULT_PINS["buzzer"]
     led_map: str = ""
     pin: str = ""
+    club: str = ""  # mqtt://HOST:PORT[/CLUB]: also publish to the club's broker (docs/CLUB.md)
+    table: str = ""  # this board's table name at the club
+    club_user: str = ""
+    club_password: str = ""
 
     def validate(self) -> ServiceSettings:
         from vision.cameras import parse_camera
@@ -75,6 +79,13 @@ class ServiceSettings:
             raise ValueError(f"port must be 1..65535, not {self.port}")
         if len(self.players) != 2:
             raise ValueError("players must name two players")
+        if self.club:
+            from club.protocol import check_name, parse_broker
+
+            parse_broker(self.club)
+            if not self.table:
+                raise ValueError("club needs table (this board's table name at the club)")
+            check_name(self.table, "table")
         return self
 
 
@@ -98,7 +109,8 @@ def load_settings(path: str | None = None, environ: dict[str, str] | None = None
     unknown = sorted(set(values) - known)
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    for name, env in (("camera", "REFEREE_CAMERA"), ("leds", "REFEREE_LEDS"), ("data_dir", "REFEREE_DATA_DIR")):
+    for name, env in (("camera", "REFEREE_CAMERA"), ("leds", "REFEREE_LEDS"), ("data_dir", "REFEREE_DATA_DIR"),
+                      ("club", "REFEREE_CLUB"), ("table", "REFEREE_TABLE")):
         if environ.get(env):
             values[name] = environ[env]
     if "players" in values:
@@ -168,6 +180,15 @@ class Service:
                               calibration=self.calibrate, leds_status=self.leds.status,
                               camera_status=self.camera_status)
         self.signals.add_listener(self.hub.publish)
+        self.club: Any = None
+        if settings.club:
+            from controller.club_link import ClubPublisher
+
+            self.club = ClubPublisher(settings.club, settings.table, username=settings.club_user or None,
+                                      password=settings.club_password or None, data_dir=self.data_dir,
+                                      health=self._health, tournament=settings.tournament,
+                                      page=f"http://{settings.device}:{settings.port}/").start()
+            self.signals.add_listener(self.club.wake)
 
     # --- match -------------------------------------------------------------------------------
     def _button_turn(self, player: int) -> None:
@@ -198,6 +219,8 @@ class Service:
                                        settled_turn_end_s=self.settings.settled_turn_end_s)
             self.referee = Referee(journal, self.signals, settings)
             self.hub.attach_referee(self.referee)
+            if self.club is not None:
+                self.club.attach(self.referee)
             self.signals.seat_of = lambda p: self.referee.seating.seat(p) if self.referee and self.referee.seating else "bottom"
             self._make_table()
 
@@ -255,6 +278,14 @@ class Service:
         self.calibration.save(self.calibration_path())
         with self.lock:
             self._make_table()
+
+    def _health(self) -> dict[str, Any]:
+        """Device health for the club's dashboard."""
+        camera_ok, camera = self.camera_status()
+        leds = self.leds.status()
+        leds_ok = leds.get("backend") == "none" or bool(leds.get("connected"))
+        return {"camera_ok": camera_ok, "camera": camera, "leds_ok": leds_ok,
+                "calibrated": self.calibration is not None}
 
     def camera_status(self) -> tuple[bool, str]:
         if self.camera is None:
@@ -325,6 +356,8 @@ class Service:
             self.close()
 
     def close(self) -> None:
+        if self.club is not None:
+            self.club.close(timeout=5.0)
         self.buttons.close()
         if self.camera is not None:
             self.camera.close()
@@ -334,9 +367,13 @@ class Service:
         self.gpio.close()
 
 
-def main_service(config: str | None) -> int:
+def main_service(config: str | None, club: str | None = None, table: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = load_settings(config)
+    if club or table:
+        settings.club = club or settings.club
+        settings.table = table or settings.table
+        settings.validate()
     service = Service(settings)
     signal.signal(signal.SIGTERM, lambda *_: service.stop.set())
     try:

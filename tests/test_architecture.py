@@ -1,6 +1,6 @@
 """The dependency direction of ARCHITECTURE.md, checked on the source: rules imports nothing of
 ours (and only the standard library); recording and vision only rules; firmware_bridge nothing
-of ours; web_ui only rules and recording; nothing imports controller."""
+of ours; web_ui only rules and recording; club only rules, recording and web_ui; nothing imports controller."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"rules", "recording", "vision", "firmware_bridge", "controller", "web_ui"}
+OURS = {"rules", "recording", "vision", "firmware_bridge", "controller", "web_ui", "club"}
 ALLOWED = {
     "rules": {"rules"},
     "recording": {"rules", "recording"},
     "vision": {"rules", "vision"},
     "firmware_bridge": {"firmware_bridge"},
     "web_ui": {"rules", "recording", "web_ui"},
+    "club": {"rules", "recording", "web_ui", "club"},
     "controller": OURS,
 }
 
@@ -49,3 +50,11 @@ def test_nothing_imports_controller() -> None:
     for package in OURS - {"controller"}:
         for path in (ROOT / package).rglob("*.py"):
             assert "controller" not in imports(path), path
+
+
+def test_every_package_is_in_the_distribution() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert sorted(f"{package}*" for package in OURS) == sorted(include)

@@ -1,0 +1,47 @@
+"""``referee club``: the club server process (MQTT listener + dashboard), until SIGTERM or Ctrl-C."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+from club.mirror import Mirror
+from club.protocol import parse_broker
+from club.server import ClubListener
+from club.web import create_club_app
+
+log = logging.getLogger(__name__)
+
+
+def make_http_server(app: Any, host: str, port: int, threads: int = 8) -> Any:
+    from waitress.server import create_server
+
+    return create_server(app, host=host, port=port, threads=threads, ident="referee-club")
+
+
+def run_club(broker: str, port: int, data_dir: str, host: str = "0.0.0.0", username: str | None = None,
+             password: str | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    address = parse_broker(broker)
+    mirror = Mirror(Path(data_dir))
+    found = mirror.load()
+    listener = ClubListener(address, mirror, username=username, password=password).start()
+    server = make_http_server(create_club_app(mirror), host, port)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    thread = threading.Thread(target=server.run, name="club-web", daemon=True)
+    thread.start()
+    print(f"club server: {found} match copies in {data_dir}; broker {address}; "
+          f"dashboard on http://{host}:{server.effective_port}/", flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+        server.close()
+        mirror.close()
+    return 0
