@@ -40,7 +40,11 @@ class Broker:
         self.port = port or free_port()
         self.config = directory / "mosquitto.conf"
         if config is None:
-            config = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            # as a club runs it: persistence keeps the club server's session across a broker restart
+            store = directory / "store"
+            store.mkdir(exist_ok=True)
+            config = (f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                      f"persistence_location {store}/\nmax_queued_messages 100000\n")
         self.config.write_text(config, encoding="utf-8")
         self.log = directory / "mosquitto.log"
         self.process: subprocess.Popen[bytes] | None = None
