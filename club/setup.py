@@ -9,6 +9,7 @@ settings to add to each referee's ``referee.toml``) and ``club.password`` for th
 
 from __future__ import annotations
 
+import getpass
 import os
 import secrets
 import shutil
@@ -62,6 +63,8 @@ def write_club_config(out: str | os.PathLike[str], address: BrokerAddress, table
     (directory / "mosquitto.conf").write_text(
         "# referee club init: the club's broker (run: mosquitto -c THIS_FILE)\n"
         "per_listener_settings false\n"
+        "# the broker runs as the owner of these files (they hold the password hashes)\n"
+        f"user {getpass.getuser()}\n"
         f"listener {address.port} {host}\n"
         "allow_anonymous false\n"
         f"password_file {passwd}\n"
