@@ -36,13 +36,26 @@ class SimulatedTable:
         self.data_dir = data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.events = events
+        self.header = header
         self.signals = BoardSignals(None)
-        self.journal = Journal.create(data_dir / f"match-{name}.jsonl", header, check_plays=False)
-        self.referee = Referee(self.journal, self.signals)
         self.publisher = ClubPublisher(broker_url, name, username=username, password=password, data_dir=data_dir)
         self.signals.add_listener(self.publisher.wake)
+        self.round = 0
+        self.paths: list[Path] = []
+        self.stored_at: dict[tuple[int, int], float] = {}  # (round, seq) -> wall time it was stored
+        self._open(data_dir / f"match-{name}.jsonl")
+
+    def _open(self, path: Path) -> None:
+        self.journal = Journal.create(path, self.header, check_plays=False)
+        self.paths.append(path)
+        self.referee = Referee(self.journal, self.signals)
         self.publisher.attach(self.referee)
-        self.stored_at: dict[int, float] = {}  # seq -> wall time it was stored
+
+    def next_match(self) -> None:
+        """The recorded match again, as this table's next match (a new journal)."""
+        self.journal.close()
+        self.round += 1
+        self._open(self.data_dir / f"match-{self.name}-{self.round + 1}.jsonl")
 
     def start(self) -> SimulatedTable:
         self.publisher.start()
@@ -56,7 +69,7 @@ class SimulatedTable:
         """Store the next event as the referee would (journal first, then the announcement)."""
         event = self.events[len(self.journal.records)]
         record = self.journal.append(event)
-        self.stored_at[record.seq] = time.time()
+        self.stored_at[(self.round, record.seq)] = time.time()
         self.signals.emit("stored", {"seq": record.seq})
         return record.seq
 
