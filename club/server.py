@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from club.mirror import GAP, Mirror
 from club.protocol import ROOT, BrokerAddress, split_topic, table_topic
@@ -36,7 +37,7 @@ class ClubListener:
         self.connected = threading.Event()
         self._asked: dict[tuple[str, str], tuple[int, float]] = {}
         self._stop = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"club-server-{self.club}",
                                   protocol=mqtt.MQTTv311, clean_session=False)
         user = username if username is not None else address.username
@@ -84,7 +85,7 @@ class ClubListener:
         _, table, rest = parts
         try:
             if rest[0] == "events" and len(rest) == 2:
-                if self.mirror.receive(table, rest[1], message.payload) == GAP:
+                if self.mirror.receive(table, rest[1], bytes(message.payload)) == GAP:
                     self.ask(table, rest[1])
             elif rest == ["status"]:
                 self.mirror.set_status(table, message.payload == b"online")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from club.protocol import BrokerAddress, check_name, events_topic, parse_broker, table_topic
 from controller.referee import ILLEGAL, PAUSED, QUESTION, Referee
@@ -157,7 +158,7 @@ class ClubPublisher:
         self._acks: deque[int] = deque()
         self._replays: deque[tuple[str, int]] = deque()
         self._last_snapshot = ""
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"referee-{self.club}-{self.table}",
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"referee-{self.club}-{self.table}",
                                   protocol=mqtt.MQTTv311, clean_session=True)
         user = username if username is not None else self.address.username
         secret = password if password is not None else self.address.password
@@ -261,14 +262,15 @@ class ClubPublisher:
                 self._matches[sent[0]].ack(sent[1])
         while self._replays:
             name, start = self._replays.popleft()
-            lines = self._matches.get(name)
-            if lines is None and self.data_dir is not None and (self.data_dir / f"{name}.jsonl").is_file():
-                lines = self._matches[name] = _MatchLines(name, self.data_dir / f"{name}.jsonl")
-                lines.read_new()
-                lines.acked_upto = len(lines.lines) - 1
-                lines.next_seq = len(lines.lines)
-            if lines is not None:
-                lines.next_seq = max(0, min(lines.next_seq, start))
+            wanted = self._matches.get(name)
+            if wanted is None and self.data_dir is not None and (self.data_dir / f"{name}.jsonl").is_file():
+                wanted = _MatchLines(name, self.data_dir / f"{name}.jsonl")  # an older match of this table
+                wanted.read_new()
+                wanted.acked_upto = len(wanted.lines) - 1
+                wanted.next_seq = len(wanted.lines)
+                self._matches[name] = wanted
+            if wanted is not None:
+                wanted.next_seq = max(0, min(wanted.next_seq, start))
 
     def _publish_pending(self) -> None:
         with self._lock:
