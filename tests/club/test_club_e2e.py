@@ -210,3 +210,28 @@ def test_club_server_killed_and_restarted(room: dict[str, Any]) -> None:
     wait_for("the restarted club to know all three tables", lambda: set(tables_by_name(club)) == set(TABLES), 30)
     finish(room)
     assert_copies_equal(room)
+
+
+def test_a_referee_that_dies_is_shown_offline(tmp_path: Path, broker: Broker) -> None:
+    """The MQTT last will: a referee killed without a goodbye is offline on the dashboard at once."""
+    club = ClubServer(broker.url, tmp_path / "club", tmp_path / "club.log").start()
+    script = ("import sys, time\n"
+              "from pathlib import Path\n"
+              "from tests.club.tables import SimulatedTable, recorded_events\n"
+              "work = Path(sys.argv[1])\n"
+              "header, events = recorded_events(work)\n"
+              "table = SimulatedTable('T5', work / 'T5', header, events, sys.argv[2]).start()\n"
+              "for _ in range(5):\n"
+              "    table.step()\n"
+              "time.sleep(600)\n")
+    process = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), broker.url], env=_env(), cwd=ROOT)
+    try:
+        wait_for("T5 online with its events", lambda: tables_by_name(club).get("T5", {}).get("events") == 5
+                 and tables_by_name(club)["T5"]["online"], timeout=60)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        wait_for("T5 offline", lambda: tables_by_name(club)["T5"]["online"] is False, timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        club.stop()
