@@ -187,6 +187,14 @@ def main() -> int:
               f"at the end (first sample {samples[0][2] / 1024 if samples else float('nan'):.1f} MB)")
         print(f"club copies equal to the tables' journals: {equal} of {len(journals)}; "
               f"tables behind on the dashboard: {missing or 'none'}")
+        grid_ms = []
+        for _ in range(5):
+            started = time.perf_counter()
+            with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/club/grid", timeout=30) as response:
+                size = len(response.read())
+            grid_ms.append((time.perf_counter() - started) * 1000)
+        print(f"dashboard grid of {len(tables)} mini-boards: {pct(grid_ms, .5):.0f} ms to serve ({size // 1024} kB), "
+              f"median of 5")
         own_cpu = os.times()
         print(f"the {len(tables)} simulated tables (this process): {own_cpu.user + own_cpu.system:.1f} s CPU")
         return 0 if equal == len(journals) and not missing else 1

@@ -385,7 +385,7 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
 
         page = f"http://{socket.gethostname()}:{port}/" if not headless else ""
         publisher = ClubPublisher(club, table, data_dir=out, page=page,
-                                  health=lambda: tables[-1].health.to_json(time.monotonic()) if tables else {})
+                                  health=lambda: {"camera_ok": tables[-1].health.camera_ok} if tables else {})
         publisher.start()
         listeners.append(publisher.wake)
         print(f"publishing to the club at {publisher.address} as table {table}", flush=True)
