@@ -9,7 +9,9 @@ Every table publishes under ``referee/<club>/<table>/``:
 - ``status``: retained ``online``/``offline`` (the offline one is the MQTT last will).
 
 The club server asks for what it lacks on ``replay`` (``{"match": NAME, "from": SEQ}``); the
-referee answers from its journal on ``events/<match>``.
+referee answers from its journal on ``events/<match>``.  A director's action from the dashboard
+(after the club server checked the director's PIN) goes on ``command``
+(``{"action": "accept"|"confirm", "match": NAME, "seq": SEQ}``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from club.mirror import Mirror
 from club.protocol import parse_broker
 from club.server import ClubListener
 from club.web import create_club_app
+from web_ui.security import PinStore, check_pin_format
 
 log = logging.getLogger(__name__)
 
@@ -23,19 +24,23 @@ def make_http_server(app: Any, host: str, port: int, threads: int = 8) -> Any:
 
 
 def run_club(broker: str, port: int, data_dir: str, host: str = "0.0.0.0", username: str | None = None,
-             password: str | None = None) -> int:
+             password: str | None = None, pin: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     address = parse_broker(broker)
     mirror = Mirror(Path(data_dir))
     found = mirror.load()
     listener = ClubListener(address, mirror, username=username, password=password).start()
-    server = make_http_server(create_club_app(mirror), host, port)
+    pins = PinStore(Path(data_dir) / "director-pin.json")
+    if pin:
+        pins.set(check_pin_format(pin))
+    server = make_http_server(create_club_app(mirror, listener.command, pins), host, port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     thread = threading.Thread(target=server.run, name="club-web", daemon=True)
     thread.start()
     print(f"club server: {found} match copies in {data_dir}; broker {address}; "
-          f"dashboard on http://{host}:{server.effective_port}/", flush=True)
+          f"dashboard on http://{host}:{server.effective_port}/; director actions "
+          f"{'on (PIN set)' if pins.is_set() else 'off (no director PIN)'}", flush=True)
     try:
         stop.wait()
     except KeyboardInterrupt:

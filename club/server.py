@@ -110,6 +110,12 @@ class ClubListener:
         self.client.publish(table_topic(self.club, table, "replay"),
                             json.dumps({"match": match, "from": start}), qos=1)
 
+    def command(self, table: str, action: str, match: str, seq: int) -> bool:
+        """Send a director's action to a table (the caller has checked the PIN); False when not sent."""
+        info = self.client.publish(table_topic(self.club, table, "command"),
+                                   json.dumps({"action": action, "match": match, "seq": seq}), qos=1)
+        return info.rc == mqtt.MQTT_ERR_SUCCESS
+
     def _check_table(self, table: str, snapshot: dict[str, Any]) -> None:
         name, seq = snapshot.get("match"), snapshot.get("seq")
         if isinstance(name, str) and isinstance(seq, int) and self.mirror.have(table, name) < seq:

@@ -35,9 +35,11 @@ def _write_private(path: Path, text: str) -> None:
 
 def acl_text(club: str, tables: list[str]) -> str:
     lines = ["# referee club init: who may read and write which topics", "",
-             f"user {CLUB_USER}", f"topic read referee/{club}/#", f"topic write referee/{club}/+/replay", ""]
+             f"user {CLUB_USER}", f"topic read referee/{club}/#", f"topic write referee/{club}/+/replay",
+             f"topic write referee/{club}/+/command", ""]
     for table in tables:
-        lines += [f"user {table}", f"topic write referee/{club}/{table}/#", f"topic read referee/{club}/{table}/replay", ""]
+        lines += [f"user {table}", f"topic write referee/{club}/{table}/#", f"topic read referee/{club}/{table}/replay",
+                  f"topic read referee/{club}/{table}/command", ""]
     return "\n".join(lines)
 
 
@@ -79,4 +81,5 @@ def write_club_config(out: str | os.PathLike[str], address: BrokerAddress, table
                        f'# add to this table\'s referee.toml\nclub = "{url}"\ntable = "{table}"\n'
                        f'club_user = "{table}"\nclub_password = "{passwords[table]}"\n')
     _write_private(directory / "club.password", passwords[CLUB_USER] + "\n")
+    _write_private(directory / "director.pin", "".join(secrets.choice("0123456789") for _ in range(6)) + "\n")
     return passwords

@@ -10,6 +10,7 @@ of alerts.  Words in the six languages of the table page.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from html import escape
 from importlib import resources
 from typing import Any
@@ -23,6 +24,7 @@ from recording.journal import replay
 from rules import match
 from web_ui import board_svg
 from web_ui.i18n import COOKIE, LANGUAGES, pick_language
+from web_ui.security import PinStore, RateLimiter
 from web_ui.view import PointMark
 
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
@@ -30,8 +32,15 @@ REFRESH_MS = 1500
 MIME = {"mat": "text/plain", "sgf": "application/x-go-sgf", "json": "application/json", "txt": "text/plain"}
 
 
-def create_club_app(mirror: Mirror) -> Flask:
+Send = Callable[[str, str, str, int], bool]  # (table, action, match, seq) -> sent
+ACTIONS = {"accept": "act.accept_illegal", "confirm": "act.confirm_reading"}
+
+
+def create_club_app(mirror: Mirror, send: Send | None = None, pins: PinStore | None = None) -> Flask:
+    """The club's pages; director actions need ``send`` (the MQTT side) and a director's PIN in ``pins``."""
     static = resources.files("web_ui").joinpath("static")
+    limiter = RateLimiter()
+    director = send is not None and pins is not None and pins.is_set()
     app = Flask(__name__, static_folder=str(static), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = 1024
     app.json.sort_keys = False  # type: ignore[attr-defined]  # state.json keys in INTERFACES.md §6 order
@@ -53,14 +62,44 @@ def create_club_app(mirror: Mirror) -> Flask:
     @app.get("/")
     def dashboard() -> Response:
         lang = language()
-        response = make_response(page(mirror, lang, spectator()))
+        response = make_response(page(mirror, lang, spectator(), director))
         if request.args.get("lang") in LANGUAGES:
             response.set_cookie(COOKIE, lang, max_age=365 * 24 * 3600, samesite="Strict")
         return response
 
     @app.get("/club/grid")
     def grid() -> str:
-        return grid_html(mirror, club_translator(language()), spectator())
+        return grid_html(mirror, club_translator(language()), spectator(), director)
+
+    @app.post("/club/table/<table>/action")
+    def action(table: str) -> Any:
+        """A director's decision on a table's alert or question, with the director's PIN."""
+        if not director or send is None or pins is None:
+            return "director actions are off: start the club server with a director's PIN", 403
+        client = request.remote_addr or "?"
+        wait = limiter.wait_time(client)
+        if wait > 0:
+            return f"too many wrong PINs; try again in {wait:.0f} s", 429
+        if not pins.check(request.form.get("pin", "")):
+            limiter.failed(client)
+            return "wrong PIN", 403
+        name, what = request.form.get("match", ""), request.form.get("action", "")
+        try:
+            seq = int(request.form.get("seq", ""))
+        except ValueError:
+            return "bad request", 400
+        if what not in ACTIONS:
+            return "unknown action", 400
+        with mirror.lock:
+            info = mirror.tables.get(table)
+            snap = dict(info.snapshot) if info is not None else {}
+            online = info is not None and info.online
+        if not online or snap.get("match") != name or snap.get("seq") != seq or not (
+                snap.get("alert") if what == "accept" else snap.get("question")):
+            return "the table has moved on; look again", 409
+        if not send(table, what, name, seq):
+            return "the club's broker is not connected", 503
+        return redirect("/", code=303)
 
     @app.get("/club/state.json")
     def state() -> Response:
@@ -109,7 +148,7 @@ def create_club_app(mirror: Mirror) -> Flask:
     return app
 
 
-def page(mirror: Mirror, lang: str, spectator: bool) -> str:
+def page(mirror: Mirror, lang: str, spectator: bool, director: bool = False) -> str:
     t = club_translator(lang)
     view = "spectator" if spectator else "director"
     suffix = "?view=spectator" if spectator else ""
@@ -136,15 +175,15 @@ def page(mirror: Mirror, lang: str, spectator: bool) -> str:
   <nav class="nav">{other} <a href="/club/records">{escape(t("nav.records"))}</a></nav>
   <nav class="club-langs" aria-label="{escape(t("nav.language"))}">{langs}</nav>
 </header>
-<main id="grid" class="club-grid" aria-live="polite">{grid_html(mirror, t, spectator)}</main>
+<main id="grid" class="club-grid" aria-live="polite">{grid_html(mirror, t, spectator, director)}</main>
 </body>
 </html>"""
 
 
-def grid_html(mirror: Mirror, t: Any, spectator: bool) -> str:
+def grid_html(mirror: Mirror, t: Any, spectator: bool, director: bool = False) -> str:
     with mirror.lock:
         tables = [mirror.tables[name] for name in sorted(mirror.tables, key=_order)]
-        cards = [card(info, t, spectator) for info in tables]
+        cards = [card(info, t, spectator, director and not spectator) for info in tables]
     if not cards:
         return f'<p class="muted">{escape(t("club.no_tables"))}</p>'
     return f'<p class="muted club-count">{escape(t("club.tables", n=len(cards)))}</p>' + "".join(cards)
@@ -160,7 +199,7 @@ def device_problem(snapshot: dict[str, Any]) -> bool:
     return isinstance(health, dict) and any(key.endswith("_ok") and value is False for key, value in health.items())
 
 
-def card(info: TableInfo, t: Any, spectator: bool) -> str:
+def card(info: TableInfo, t: Any, spectator: bool, director: bool = False) -> str:
     copy = info.current_copy()
     snap = info.snapshot
     live = info.online and (copy is None or snap.get("match") == copy.name)
@@ -207,6 +246,16 @@ def card(info: TableInfo, t: Any, spectator: bool) -> str:
         age = t("club.last_event", s=_age(copy))
     elif snap:
         score_text = escape(" – ".join(players))
+    decide = ""
+    if director and (alert or question) and isinstance(snap.get("match"), str) and isinstance(snap.get("seq"), int):
+        what = "accept" if alert else "confirm"
+        decide = (f'<form class="club-decide" method="post" action="/club/table/{escape(info.name)}/action">'
+                  f'<input type="hidden" name="action" value="{what}">'
+                  f'<input type="hidden" name="match" value="{escape(str(snap["match"]))}">'
+                  f'<input type="hidden" name="seq" value="{int(snap["seq"])}">'
+                  f'<label>{escape(t("pin.pin"))} <input type="password" name="pin" inputmode="numeric" '
+                  f'autocomplete="off" size="8" required></label> '
+                  f'<button type="submit">{escape(t(ACTIONS[what]))}</button></form>')
     link = snap.get("page") if isinstance(snap.get("page"), str) and str(snap.get("page")).startswith("http") else ""
     link_html = f'<a class="club-link" href="{escape(link)}">{escape(t("club.table_page"))}</a>' if link else ""
     records = (f'<a class="club-link" href="/club/records#{escape(info.name)}">{escape(t("nav.records"))}</a>'
@@ -216,7 +265,7 @@ def card(info: TableInfo, t: Any, spectator: bool) -> str:
             f'<div class="club-marks">{"".join(marks_html)}</div>'
             f'<div class="board-wrap small">{board}</div>'
             f'<p class="club-score">{score_text}</p><p class="club-turn">{escape(turn)}</p>'
-            f'<p class="muted club-foot">{escape(age)} {link_html} {records}</p></article>')
+            f'<p class="muted club-foot">{escape(age)} {link_html} {records}</p>{decide}</article>')
 
 
 def _age(copy: MatchCopy) -> int:

@@ -157,6 +157,8 @@ class ClubPublisher:
         self._fresh_connection = False
         self._acks: deque[int] = deque()
         self._replays: deque[tuple[str, int]] = deque()
+        self._commands: deque[dict[str, Any]] = deque()
+        self.commands: list[tuple[str, bool]] = []  # director actions received and whether the referee took them
         self._last_snapshot = ""
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"referee-{self.club}-{self.table}",
                                   protocol=mqtt.MQTTv311, clean_session=True)
@@ -210,7 +212,7 @@ class ClubPublisher:
             log.warning("club broker %s refused the referee: %s", self.address, reason)
             return
         client.publish(self.topic("status"), "online", qos=1, retain=True)
-        client.subscribe(self.topic("replay"), qos=1)
+        client.subscribe([(self.topic("replay"), 1), (self.topic("command"), 1)])
         self._fresh_connection = True
         self._connected = True
         log.info("club broker %s connected", self.address)
@@ -226,6 +228,17 @@ class ClubPublisher:
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.topic("command"):
+            try:
+                command = json.loads(message.payload)
+                if not isinstance(command, dict):
+                    raise ValueError("not an object")
+            except ValueError as error:
+                log.warning("club: ignoring a bad director command: %s", error)
+                return
+            self._commands.append(command)
+            self._wake.set()
+            return
         try:
             request = json.loads(message.payload)
             name = check_name(str(request["match"]), "match")
@@ -242,9 +255,31 @@ class ClubPublisher:
             self._wake.wait(self.poll_s)
             self._wake.clear()
             try:
+                self._run_commands()
                 self._publish_pending()
             except Exception:  # the referee must never notice the club
                 log.exception("club publisher")
+
+    def _run_commands(self) -> None:
+        """Director actions from the club's dashboard (the club server checked the director's PIN).
+
+        Only for the match and the moment the director saw: a command naming another match or
+        an earlier ``seq`` than the journal's is stale and refused.
+        """
+        while self._commands:
+            command = self._commands.popleft()
+            action = command.get("action")
+            referee = self._referee
+            taken = False
+            if referee is not None and command.get("match") == self._current \
+                    and command.get("seq") == len(referee.journal.records):
+                if action == "accept":
+                    taken = bool(referee.accept_illegal())
+                elif action == "confirm":
+                    taken = bool(referee.confirm_reading())
+            log.info("club: director's %r %s", action, "done" if taken else "refused (stale or nothing to decide)")
+            self.commands.append((str(action), taken))
+            self._last_snapshot = ""  # show the outcome on the dashboard at once
 
     def _take_news(self) -> None:
         """Apply what the callbacks reported (called with the lock held)."""

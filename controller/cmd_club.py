@@ -23,6 +23,8 @@ def register(commands: Any) -> None:
     club.add_argument("--data-dir", help="journal copies (default $REFEREE_CLUB_DATA_DIR or ./data/club)")
     club.add_argument("--user", help="broker login of the club server (default: from the URL)")
     club.add_argument("--password-file", help="file holding the club server's broker password")
+    club.add_argument("--pin-file", help="file holding the director's PIN (4-12 digits) for actions from the "
+                      "dashboard; also $REFEREE_CLUB_PIN; without one the dashboard only shows")
     club.add_argument("--tables", type=int, default=10, help="init: how many tables (T1..TN; default 10)")
     club.add_argument("--out", default="club-broker", help="init: directory to write (default ./club-broker)")
     club.set_defaults(func=run_club_command)
@@ -43,7 +45,7 @@ def run_club_command(args: argparse.Namespace) -> int:
         print(f"wrote {out}/mosquitto.conf, passwd, acl and referees/T1..T{len(tables)}.toml")
         print(f"  broker:      mosquitto -c {out}/mosquitto.conf")
         print(f"  club server: referee club --broker {address} --user {CLUB_USER} "
-              f"--password-file {out}/club.password")
+              f"--password-file {out}/club.password --pin-file {out}/director.pin")
         print(f"  each table:  add {out}/referees/TN.toml to that referee's settings")
         return 0
     if not 0 < args.port < 65536:
@@ -52,8 +54,16 @@ def run_club_command(args: argparse.Namespace) -> int:
     if args.password_file:
         with open(args.password_file, encoding="utf-8") as stream:
             password = stream.read().strip()
+    pin = os.environ.get("REFEREE_CLUB_PIN") or None
+    if args.pin_file:
+        with open(args.pin_file, encoding="utf-8") as stream:
+            pin = stream.read().strip()
+    if pin is not None:
+        from web_ui.security import check_pin_format
+
+        check_pin_format(pin)
     from club.run import run_club
     from club.web import data_dir_default
 
     return run_club(args.broker, args.port, args.data_dir or data_dir_default(), args.host,
-                    args.user, password)
+                    args.user, password, pin)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ from club.web import create_club_app
 from recording.export import render
 from recording.journal import replay
 from tests.club.test_mirror import board_journal
+from web_ui.security import PinStore
 
 
 @pytest.fixture
@@ -72,3 +74,42 @@ def test_records_are_made_from_the_copies(mirror: Mirror, tmp_path: Path) -> Non
     assert client.get("/club/records/T2/match-1.exe").status_code == 404
     assert client.get("/club/records/T9/match-1.mat").status_code == 404
     assert client.get("/club/records/..%2F..%2Fetc/passwd.txt").status_code == 404
+
+
+@pytest.fixture
+def director(mirror: Mirror, tmp_path: Path) -> tuple[Any, list[tuple[str, str, str, int]]]:
+    pins = PinStore(tmp_path / "director-pin.json", cost=2**8)
+    pins.set("2468")
+    sent: list[tuple[str, str, str, int]] = []
+
+    def send(table: str, action: str, match: str, seq: int) -> bool:
+        sent.append((table, action, match, seq))
+        return True
+
+    return create_club_app(mirror, send, pins).test_client(), sent
+
+
+def test_director_actions_need_the_pin(director: tuple[Any, list[tuple[str, str, str, int]]]) -> None:
+    client, sent = director
+    html = client.get("/").get_data(as_text=True)
+    t2 = html[html.index('id="table-T2"'):html.index('id="table-T10"')]
+    assert 'action="/club/table/T2/action"' in t2 and 'value="accept"' in t2
+    assert html.count("club-decide") == 1  # only the table with something to decide
+    assert "club-decide" not in client.get("/?view=spectator").get_data(as_text=True)
+    form = {"action": "accept", "match": "match-1", "seq": "30"}
+    assert client.post("/club/table/T2/action", data={**form, "pin": "1357"}).status_code == 403
+    assert client.post("/club/table/T2/action", data={**form, "pin": "2468", "seq": "29"}).status_code == 409
+    assert client.post("/club/table/T1/action", data={**form, "pin": "2468"}).status_code == 409
+    assert sent == []
+    answer = client.post("/club/table/T2/action", data={**form, "pin": "2468"})
+    assert answer.status_code == 303 and sent == [("T2", "accept", "match-1", 30)]
+    for _ in range(5):
+        client.post("/club/table/T2/action", data={**form, "pin": "0000"})
+    assert client.post("/club/table/T2/action", data={**form, "pin": "2468"}).status_code == 429
+
+
+def test_without_a_director_pin_the_dashboard_only_shows(mirror: Mirror, tmp_path: Path) -> None:
+    client = create_club_app(mirror, lambda *a: True, PinStore(tmp_path / "none.json")).test_client()
+    assert "club-decide" not in client.get("/").get_data(as_text=True)
+    form = {"action": "accept", "match": "match-1", "seq": "30", "pin": "2468"}
+    assert client.post("/club/table/T2/action", data=form).status_code == 403

@@ -81,11 +81,13 @@ def test_a_referee_cannot_write_another_tables_topics(secured: tuple[Broker, Pat
     own = t1.publish("referee/sec/T1/snapshot", b"{}", qos=1)
     other = t1.publish("referee/sec/T2/snapshot", b"{}", qos=1)
     other_leaf = t1.publish("referee/sec/T2/events/x", b"forged", qos=1)
-    wait_for("the broker's answers", lambda: len(acks) == 3, timeout=10)
+    command = t1.publish("referee/sec/T2/command", b'{"action": "accept"}', qos=1)
+    wait_for("the broker's answers", lambda: len(acks) == 4, timeout=10)
     wait_for("T1's own message", lambda: "referee/sec/T1/snapshot" in seen, timeout=10)
     assert not any("/T2/" in topic for topic in seen)
     assert acks[own.mid].value == 0  # type: ignore[attr-defined]
-    assert acks[other.mid].value == 135 and acks[other_leaf.mid].value == 135  # type: ignore[attr-defined]  # not authorized
+    for refused in (other, other_leaf, command):
+        assert acks[refused.mid].value == 135  # type: ignore[attr-defined]  # not authorized
     for client in (t1, watcher):
         client.disconnect()
         client.loop_stop()
@@ -108,6 +110,12 @@ def test_the_generated_settings_carry_a_match_to_the_club(secured: tuple[Broker,
         copy = tmp_path / "club" / "T3" / "match-T3.jsonl"
         wait_for("the club's copy", lambda: copy.exists() and copy.read_bytes() == Path(table.journal.path).read_bytes(),
                  timeout=20)
+        # a director's action reaches the table's referee through the secured broker; with no alert or
+        # question open (and for a stale moment) the referee refuses it
+        assert listener.command("T3", "confirm", "match-T3", len(table.journal.records))
+        assert listener.command("T3", "accept", "match-T3", 3)
+        wait_for("the commands at the table", lambda: len(table.publisher.commands) == 2, timeout=10)
+        assert table.publisher.commands == [("confirm", False), ("accept", False)]
     finally:
         table.close()
         listener.close()
