@@ -6,7 +6,6 @@ page's tests (see the Makefile), so it imports no OpenCV."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +16,12 @@ import pytest
 
 from club.mirror import Mirror
 from club.protocol import parse_broker
-from club.run import make_http_server
+from club.run import HttpThread, make_http_server
 from club.server import ClubListener
 from club.web import create_club_app
 from recording.export import import_to_journal
 from tests.club.broker import Broker
+from web_ui.security import PinStore
 
 pytestmark = pytest.mark.browser
 
@@ -38,18 +38,24 @@ def club(tmp_path: Path, broker: Broker) -> Iterator[dict[str, Any]]:
     mirror = Mirror(tmp_path / "club")
     listener = ClubListener(parse_broker(broker.url), mirror).start()
     assert listener.connected.wait(10)
-    server = make_http_server(create_club_app(mirror), "127.0.0.1", 0)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    pins = PinStore(tmp_path / "director-pin.json", cost=2**8)
+    pins.set("2468")
+    sent: list[tuple[str, str, str, int]] = []
+
+    def send(table: str, action: str, match: str, seq: int) -> bool:
+        sent.append((table, action, match, seq))
+        return listener.command(table, action, match, seq)
+
+    http = HttpThread(make_http_server(create_club_app(mirror, send, pins), "127.0.0.1", 0)).start()
     referee = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     referee.connect("127.0.0.1", broker.port)
     referee.loop_start()
-    yield {"mirror": mirror, "url": f"http://127.0.0.1:{server.effective_port}", "referee": referee,
-           "tmp": tmp_path}
+    yield {"mirror": mirror, "url": f"http://127.0.0.1:{http.port}", "referee": referee,
+           "tmp": tmp_path, "sent": sent}
     referee.disconnect()
     referee.loop_stop()
     listener.close()
-    server.close()
+    http.stop()
 
 
 def publish(referee: mqtt.Client, table: str, lines: list[bytes], snapshot: dict[str, Any] | None = None,
@@ -110,7 +116,14 @@ def test_dashboard_in_chromium(club: dict[str, Any]) -> None:
                                                                    "seq": len(sources["sample_5pt.mat"]) - 1})
             wait_until(page, "document.querySelector('#table-T1 .club-score').innerText !== "
                              + json.dumps(before))
+            # the director types the PIN on T2's alert: the grid's refresh does not wipe it
+            page.fill("#table-T2 input[name=pin]", "2468")
+            time.sleep(3.5)  # more than two refresh periods
+            assert page.input_value("#table-T2 input[name=pin]") == "2468"
             page.screenshot(path=str(ARTIFACTS / "club-dashboard.png"), full_page=True)
+            page.click("#table-T2 .club-decide button")
+            page.wait_for_url(club["url"] + "/")
+            assert club["sent"] == [("T2", "accept", "match-1", 24)]
             phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="ru-RU",
                                         is_mobile=True, device_scale_factor=2).new_page()
             phone.goto(club["url"] + "/?view=spectator")
