@@ -7,7 +7,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto
 PYTEST_ARGS ?=
 
-.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean
+.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train
 
 all: test
 
@@ -58,3 +58,28 @@ bench: setup
 
 clean:
 	rm -rf .venv build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# The learned checker counter (vision/models/checker_count.onnx): renders its training data
+# (2-D renderer seeds 20001-20006, 150 frames each; the 3-D yardstick's tuning designs, 30 frames
+# each at seed 1901), cuts the point
+# strips and trains, in its own environment (PyTorch is a development tool, never a dependency of
+# the appliance).  Hours on 2 cores; the data are cached in $(TRAIN_CACHE), outside the repository.
+TRAIN_CACHE ?= $(HOME)/.cache/referee-train
+TRAIN_PY    := .venv-train/bin/python
+TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 == "tuning" {print $$1}')
+
+.venv-train/stamp:
+	test -x $(TRAIN_PY) || python3 -m venv .venv-train
+	.venv-train/bin/pip install -q torch==2.13.0 numpy opencv-python-headless onnx
+	touch $@
+
+train: setup .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/strips
+	for s in $$(seq 20001 20006); do test -d $(TRAIN_CACHE)/2d/s$$s || \
+	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
+	for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/3d/$$d || \
+	  .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 30 --seed 1901; done
+	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
+	$(PY) -m synth.checker_data $(TRAIN_CACHE)/3d/* --out $(TRAIN_CACHE)/strips/3d --jitter 3
+	t3=$$(ls $(TRAIN_CACHE)/strips/3d/*.npz); $(TRAIN_PY) -m synth.train_checkers \
+	  --train $(TRAIN_CACHE)/strips/2d/*.npz $$t3 $$t3 --out vision/models/checker_count.onnx --epochs 4 --seed 0

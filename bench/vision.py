@@ -7,6 +7,7 @@ prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the devel
 a Pi 4 core is ~3-5x slower).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
+        [--checkers classical|learned]
 """
 
 from __future__ import annotations
@@ -38,13 +39,15 @@ def main() -> int:
     parser.add_argument("--dataset", default=None)
     parser.add_argument("--no-dice", action="store_true", help="checkers only (vision.dice not timed)")
     parser.add_argument("--repeat", type=int, default=2, help="passes over the frames")
+    parser.add_argument("--checkers", choices=["classical", "learned"], default="classical",
+                        help="learned: the CNN counts the points (its stage is 'learned')")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
                                                                       occluded_rate=0.0)
         dataset = load_dataset(root)
-        config = VisionConfig(use_dice=not args.no_dice)
+        config = VisionConfig(use_dice=not args.no_dice, checker_reader=args.checkers)
         t0 = time.perf_counter()
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000

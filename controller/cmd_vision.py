@@ -20,6 +20,10 @@ def register(commands: Any) -> None:
     ev.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev.add_argument("--csv", metavar="FILE", help="write one row per frame")
     ev.add_argument("--limit", type=int, default=None, help="only the first N frames")
+    ev.add_argument("--checkers", choices=["classical", "learned"], default="classical",
+                    help="how the points' checkers are counted (learned: the CNN of vision/models)")
+    ev.add_argument("--no-gate", action="store_true",
+                    help="read every frame whatever the hand gate says (to measure the readers alone)")
     ev.add_argument("--no-references", action="store_true",
                     help="read each frame from that photo and the corners alone (no empty or start photo)")
     ev.set_defaults(func=_eval)
@@ -70,9 +74,12 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from vision.config import VisionConfig
     from vision.evaluate import evaluate
 
-    summary, _ = evaluate(args.dataset, csv_path=args.csv, limit=args.limit, references=not args.no_references)
+    config = VisionConfig(checker_reader=args.checkers)
+    summary, _ = evaluate(args.dataset, config, csv_path=args.csv, limit=args.limit,
+                          references=not args.no_references, gate=not args.no_gate)
     _print_summary(summary, args.json)
     return 0
 

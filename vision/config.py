@@ -98,6 +98,9 @@ class VisionConfig:
     comb_ratio: float = 0.75  # a rim spacing scoring this share of the best one is still plausible
     comb_half_ratio: float = 0.5  # ...and half of it, peaking at this share of the best, is the spacing (0: off)
     use_dice: bool = True  # read dice with vision.dice (off: checkers only)
+    # how the points' checkers are counted: "classical" (vision.checkers, against the empty board)
+    # or "learned" (vision.learned: the CNN on each point strip; the bar stays classical)
+    checker_reader: str = "classical"
     # --- recheck ------------------------------------------------------------------------------
     recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera
 

@@ -152,9 +152,11 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
 
 
 def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_path: str | Path | None = None,
-             limit: int | None = None, references: bool = True) -> tuple[dict[str, Any], list[FrameResult]]:
+             limit: int | None = None, references: bool = True,
+             gate: bool = True) -> tuple[dict[str, Any], list[FrameResult]]:
     """Read every frame of a dataset and score it; optionally write one CSV row per frame.
-    ``references=False``: each frame alone with the corners (no empty or start photo)."""
+    ``references=False``: each frame alone with the corners (no empty or start photo);
+    ``gate=False``: every frame is read, whatever the hand gate says (the readers alone)."""
     config = config or VisionConfig()
     dataset = load_dataset(dataset_path)
     reader = Reader(calibration_for(dataset, config), config) if references else None
@@ -171,7 +173,7 @@ def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_p
             frame_reader = Reader(calibrate(dataset.corners, size, play=image, config=config), config)
         state = frame_reader.gate.update(image)
         t0 = time.perf_counter()
-        obs = frame_reader.read(image, hand=state.hand)
+        obs = frame_reader.read(image, hand=state.hand if gate else False)
         read_ms = (time.perf_counter() - t0) * 1000
         results.append(score_frame(name, label, obs, read_ms, state.ms))
     summary = summarise(results)

@@ -118,6 +118,13 @@ class Reader:
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
         confidences = [p.confidence for p in reading.points]
+        if config.checker_reader == "learned":
+            from vision.learned import count_points
+
+            learned = timed("learned", lambda: count_points(image, calib.geometry))
+            points, confidences = learned.pairs, learned.probabilities
+            reading.bar_light, reading.bar_dark = learned.bar
+            reading.bar_confidence = learned.bar_probability
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,

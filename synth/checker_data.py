@@ -1,0 +1,89 @@
+"""Point strips and their checker counts from labelled datasets (`referee-frames/1`), for training
+and measuring the learned checker counter (vision/models/checker_count.onnx).
+
+Each clear frame gives 24 point strips and the bar's two halves (vision.strips; on the bar, as
+both renderers lay it, the light checkers lie on the near half and the dark on the far half)
+cut with the calibration a reader would build
+from the dataset (its corners and references), plus ``jitter`` more cuts per frame with the
+corners moved by up to ``corner_jitter`` of the board's size (a click a few pixels off, a camera
+nudged after calibration).  Output: one ``.npz`` per dataset with ``strips`` (N, H, W, 3) uint8,
+``counts`` (N,) checkers on the point, ``colours`` (N,) 0 light / 1 dark / -1 empty or mixed.
+
+    python -m synth.checker_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from vision.calibration import BoardGeometry
+from vision.dataset import calibration_for, load_dataset
+from vision.strips import bar_strips, point_strips
+
+__all__ = ["dataset_strips", "main"]
+
+
+def _jittered(geometry: BoardGeometry, rng: np.random.Generator, amount: float) -> BoardGeometry:
+    corners = np.asarray(geometry.corners, np.float64)
+    size = float(np.linalg.norm(corners[2] - corners[0]))
+    moved = corners + rng.uniform(-amount, amount, corners.shape) * size
+    return BoardGeometry(corners=moved, image_size=geometry.image_size, bar_u=geometry.bar_u,
+                         aspect=geometry.aspect, checker_u=geometry.checker_u)
+
+
+def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
+                   seed: int = 0) -> dict[str, np.ndarray]:
+    """Strips, counts and colours of every clear frame of one dataset."""
+    dataset = load_dataset(path)
+    geometry = calibration_for(dataset).geometry
+    rng = np.random.default_rng(seed)
+    strips: list[np.ndarray] = []
+    counts: list[int] = []
+    colours: list[int] = []
+    for name in dataset.frames:
+        label = dataset.label(name)
+        if label.get("occluded"):
+            continue
+        image = dataset.image(name)
+        pairs = [(int(a), int(b)) for a, b in label["points"]]
+        bar = label.get("bar") or {}
+        pairs += [(int(bar.get("light", 0)), 0), (0, int(bar.get("dark", 0)))]
+        for k in range(1 + jitter):
+            geo = geometry if k == 0 else _jittered(geometry, rng, corner_jitter)
+            strips.append(np.concatenate([point_strips(image, geo), bar_strips(image, geo)]))
+            counts.extend(a + b for a, b in pairs)
+            colours.extend(0 if a and not b else 1 if b and not a else -1 for a, b in pairs)
+    if not strips:
+        raise ValueError(f"{path}: no clear frames")
+    return {"strips": np.concatenate(strips), "counts": np.asarray(counts, np.int8),
+            "colours": np.asarray(colours, np.int8)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("datasets", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--jitter", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i, path in enumerate(args.datasets):
+        target = args.out / f"{path.name}.npz"
+        if target.exists():
+            continue
+        try:
+            data = dataset_strips(path, args.jitter, seed=args.seed + i)
+        except ValueError as exc:
+            print(f"skipped: {exc}", file=sys.stderr)
+            continue
+        np.savez_compressed(target, **data)
+        print(f"{target}: {len(data['counts'])} strips")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

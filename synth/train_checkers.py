@@ -1,0 +1,188 @@
+"""Train the checker counter: a small CNN that counts the checkers on one point strip (0..15)
+and tells whether they are the light or the dark side's.
+
+Development only (needs PyTorch; `make train` sets up its own environment).  Reproducible: every
+generator is seeded, the data are the strips `synth.checker_data` cut from labelled datasets,
+and the model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+
+    python -m synth.train_checkers --train CACHE/*.npz --val CACHE/other*.npz \
+        --out vision/models/checker_count.onnx --epochs 12 --seed 0
+
+The colour head answers "the lighter or the darker of the two sets", judged against the board
+around the stack in the same light (a light checker in a shadow can be darker than a dark one in
+the lamp's glare); it is trained only on strips with one colour of checkers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+MAX_COUNT = 15
+
+
+class CheckerCounter(nn.Module):
+    """Strip (3, 112, 32), standardised -> logits for 0..15 checkers, logits for light / dark."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 48))  # -> 48 x 14 x 4
+        self.trunk = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(48 * 14, 96), nn.ReLU(inplace=True))
+        self.count = nn.Linear(96, MAX_COUNT + 1)
+        self.colour = nn.Linear(96, 2)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.trunk(self.features(x).mean(dim=3))  # pooled across the strip's width, kept along its length
+        return self.count(f), self.colour(f)
+
+
+def standardise(batch: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32, each strip to zero mean and unit spread
+    (the same as vision.learned does at run time)."""
+    x = batch.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, colour and camera changes a club's board can show that the renders may not."""
+    x = batch.astype(np.float32)
+    n = len(x)
+    # colour: shuffle channels (other checker/point colours), white balance, gain, gamma
+    for i in np.nonzero(rng.random(n) < 0.5)[0]:
+        x[i] = x[i][..., rng.permutation(3)]
+    x *= rng.uniform(0.85, 1.15, (n, 1, 1, 3)) * rng.uniform(0.55, 1.4, (n, 1, 1, 1))
+    x = np.clip(x, 0, 255)
+    gamma = rng.uniform(0.7, 1.4, (n, 1, 1, 1))
+    x = 255.0 * (x / 255.0) ** gamma
+    # a light gradient along the strip (a lamp off to one side, a shadow's edge)
+    ramp = np.linspace(-1, 1, x.shape[1], dtype=np.float32)[None, :, None, None]
+    x *= 1 + rng.uniform(-0.35, 0.35, (n, 1, 1, 1)) * ramp
+    # sensor noise and softness
+    x += rng.normal(0, 1, x.shape).astype(np.float32) * rng.uniform(0, 9, (n, 1, 1, 1))
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        import cv2
+
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
+    flip = rng.random(n) < 0.5
+    out[flip] = out[flip][:, :, ::-1]
+    return out
+
+
+def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strips, counts and colours (-1: none) of the given strip files; ``empty_keep``: the share of
+    empty points kept (most points are empty)."""
+    rng = np.random.default_rng(seed)
+    strips, counts, colours = [], [], []
+    for path in paths:
+        with np.load(path) as data:
+            keep = (data["counts"] > 0) | (rng.random(len(data["counts"])) < empty_keep)
+            strips.append(data["strips"][keep])
+            counts.append(data["counts"][keep].astype(np.int64))
+            colours.append(data["colours"][keep].astype(np.int64))
+    return np.concatenate(strips), np.clip(np.concatenate(counts), 0, MAX_COUNT), np.concatenate(colours)
+
+
+def evaluate(model: nn.Module, strips: np.ndarray, counts: np.ndarray, colours: np.ndarray) -> tuple[float, float]:
+    """Share of strips counted right; share of one-coloured stacks given the right colour."""
+    model.eval()
+    right = colour_right = 0
+    with torch.no_grad():
+        for i in range(0, len(strips), 512):
+            count_logits, colour_logits = model(torch.from_numpy(standardise(strips[i:i + 512])))
+            right += int((count_logits.argmax(1).numpy() == counts[i:i + 512]).sum())
+            known = colours[i:i + 512] >= 0
+            colour_right += int((colour_logits.argmax(1).numpy()[known] == colours[i:i + 512][known]).sum())
+    return right / max(1, len(strips)), colour_right / max(1, int((colours >= 0).sum()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--train", nargs="+", type=Path, required=True)
+    parser.add_argument("--val", nargs="*", type=Path, default=[])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init", type=Path, default=None, help="start from this state dict (.pt) instead of scratch")
+    parser.add_argument("--empty-keep", type=float, default=0.35, help="share of empty points trained on")
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    strips, counts, colours = load(args.train, args.empty_keep, args.seed)
+    val = load(args.val) if args.val else None
+    # stacks of 6..15 are rarer than empty points: weight the loss toward them
+    freq = np.bincount(counts, minlength=MAX_COUNT + 1).astype(np.float64) + 20.0
+    weight = torch.tensor((freq.sum() / freq) ** 0.5 / ((freq.sum() / freq) ** 0.5).mean(), dtype=torch.float32)
+    model = CheckerCounter()
+    if args.init is not None:
+        model.load_state_dict(torch.load(args.init))
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = args.epochs * ((len(strips) + args.batch - 1) // args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        t0 = time.time()
+        order = rng.permutation(len(strips))
+        total = 0.0
+        for i in range(0, len(order), args.batch):
+            pick = order[i:i + args.batch]
+            x = torch.from_numpy(standardise(augment(strips[pick], rng)))
+            y = torch.from_numpy(counts[pick])
+            c = torch.from_numpy(colours[pick])
+            count_logits, colour_logits = model(x)
+            loss = F.cross_entropy(count_logits, y, weight=weight, label_smoothing=0.02)
+            if bool((c >= 0).any()):
+                loss = loss + 0.5 * F.cross_entropy(colour_logits[c >= 0], c[c >= 0])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item() * len(pick)
+        entry = {"epoch": epoch + 1, "loss": round(total / len(order), 4), "seconds": round(time.time() - t0, 1)}
+        if val is not None:
+            count_ok, colour_ok = evaluate(model, *val)
+            entry["val_count_accuracy"], entry["val_colour_accuracy"] = round(count_ok, 5), round(colour_ok, 5)
+        history.append(entry)
+        print(json.dumps(entry), flush=True)
+    model.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), args.out.with_suffix(".pt"))
+    torch.onnx.export(model, torch.zeros(1, 3, 112, 32), str(args.out), input_names=["strip"],
+                      output_names=["count", "colour"],
+                      dynamic_axes={"strip": {0: "n"}, "count": {0: "n"}, "colour": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    card = {
+        "model": args.out.name, "input": "point strip 32x112 BGR, standardised per strip (vision.learned)",
+        "output": "count: logits for 0..15 checkers; colour: logits for light, dark", "seed": args.seed,
+        "epochs": args.epochs,
+        "init": args.init.name if args.init else None,
+        "train": [p.name for p in args.train], "val": [p.name for p in args.val],
+        "train_strips": int(len(strips)), "empty_keep": args.empty_keep, "history": history,
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+    }
+    args.out.with_suffix(".train.json").write_text(json.dumps(card, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

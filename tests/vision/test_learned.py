@@ -1,0 +1,79 @@
+"""The learned checker counter (vision/models/checker_count.onnx through cv2.dnn): it loads, it
+counts the checkers of frames it was not trained on, and it needs no photo of the empty board."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.config import VisionConfig
+from vision.dataset import calibration_for, load_dataset
+from vision.learned import MODEL_PATH, CheckerCounter, count_points
+from vision.pipeline import Reader
+from vision.strips import STRIP_SIZE, point_strips
+
+CARD = MODEL_PATH.with_suffix(".md")
+
+
+def test_the_model_is_small_and_has_a_card() -> None:
+    assert MODEL_PATH.is_file() and MODEL_PATH.stat().st_size < 2_000_000
+    card = CARD.read_text()
+    assert "seed" in card and "make train" in card
+
+
+def test_probabilities_of_every_count_for_each_strip() -> None:
+    rng = np.random.default_rng(5)
+    strips = rng.integers(0, 255, (3, STRIP_SIZE[1], STRIP_SIZE[0], 3), dtype=np.uint8)
+    counts, colours = CheckerCounter().probabilities(strips)
+    assert counts.shape == (3, 16) and colours.shape == (3, 2)
+    assert np.allclose(counts.sum(axis=1), 1.0) and np.allclose(colours.sum(axis=1), 1.0)
+
+
+def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="missing"):
+        CheckerCounter(tmp_path / "none.onnx")
+
+
+def test_strips_put_every_point_base_at_the_bottom(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    geometry = calibration_for(dataset).geometry
+    strips = point_strips(dataset.image(dataset.frames[0]), geometry)
+    assert strips.shape == (24, STRIP_SIZE[1], STRIP_SIZE[0], 3)
+
+
+def _clear_frames(root: Path, limit: int) -> list[str]:
+    meta = json.loads((root / "dataset.json").read_text())
+    names = [n for n in meta["frames"] if not json.loads((root / n).with_suffix(".json").read_text())["occluded"]]
+    return names[:limit]
+
+
+@pytest.mark.parametrize("fixture", ["small_dataset", "wooden_dataset"])
+def test_learned_counts_read_frames_it_never_saw(fixture: str, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(fixture)
+    dataset = load_dataset(root)
+    calib = calibration_for(dataset)
+    names = _clear_frames(root, 10)
+    right = total = 0
+    for name in names:
+        label = dataset.label(name)
+        read = count_points(dataset.image(name), calib.geometry)
+        truth = [tuple(p) for p in label["points"]]
+        right += sum(tuple(a) == b for a, b in zip(read.pairs, truth, strict=True))
+        total += 24
+    assert right / total >= 0.97
+
+
+def test_the_learned_reader_needs_no_empty_board(small_dataset: Path) -> None:
+    dataset = load_dataset(small_dataset)
+    name = _clear_frames(small_dataset, 1)[0]
+    image, label = dataset.image(name), dataset.label(name)
+    calib = calibrate(dataset.corners, (image.shape[1], image.shape[0]), play=image)
+    obs = Reader(calib, VisionConfig(checker_reader="learned")).read(image, hand=False)
+    assert obs.points is not None
+    occupied = [i for i, p in enumerate(label["points"]) if sum(p)]
+    found = [i for i in occupied if sum(obs.points[i]) == sum(label["points"][i])]
+    assert len(found) >= 0.8 * len(occupied)
