@@ -305,6 +305,16 @@ class RefereeHub:
         if not ok:
             raise CommandRefused(self._need().message or "not possible now")
 
+    @property
+    def can_start_games(self) -> bool:
+        """False in the demo, which plays its built-in games (the page then offers no new game)."""
+        return self._new_game is not None
+
+    def set_tournament(self, on: bool) -> None:
+        """Tournament mode: no pip counts or other aids on the page (README, HARDWARE.md)."""
+        self.tournament = bool(on)
+        self.publish("settings", {"tournament": self.tournament})
+
     def new_game(self, variant: str, players: tuple[str, str], match_length: int,
                  options: Mapping[str, Any]) -> None:
         if self._new_game is None:
@@ -337,9 +347,6 @@ class RefereeHub:
 
     def resign(self, points: int) -> None:
         self._check(self._need().resign(self._turn(), points))
-
-    def undo_last(self) -> None:
-        raise CommandRefused("undo is not available: correct the board instead (the referee judges what it sees)")
 
     def pause(self) -> None:
         self._need().pause()

@@ -1,5 +1,5 @@
-"""Control behind the PIN: new game, accept an illegal play, confirm/correct a reading, cube, resign,
-undo, pause; the PIN itself (set at first start, unlock/lock a browser session)."""
+"""Control behind the PIN: new game, accept an illegal play, confirm/correct a reading, correct the dice,
+cube, resign, pause; the PIN itself (set at first start, unlock/lock a browser session)."""
 
 from __future__ import annotations
 
@@ -143,7 +143,6 @@ ACTIONS: dict[str, Callable[[Commands, dict[str, Any]], None]] = {
     "take": lambda c, d: c.take(),
     "drop": lambda c, d: c.drop(),
     "resign": lambda c, d: c.resign(whole(d.get("points", 1), 1, 3, t("act.resign"))),
-    "undo": lambda c, d: c.undo_last(),
     "pause": lambda c, d: c.pause(),
     "resume": lambda c, d: c.resume(),
     "set_corners": _corners,
@@ -255,5 +254,6 @@ def page() -> str:
         option_forms=forms,
         lang_code=lang(),
         tournament_supported=hasattr(st.commands, "set_tournament"),
+        new_game_supported=bool(getattr(st.commands, "can_start_games", True)),
         request_path=request.path,
     )

@@ -101,7 +101,6 @@ class DemoGame:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
         self.corners: list[tuple[float, float]] = []
         self._lock = threading.RLock()
-        self._history: list[Snapshot] = []
         self._snapshot = Snapshot(
             variant=variant,
             position=starting_position(variant),
@@ -149,10 +148,8 @@ class DemoGame:
         )
 
     # --- driving the demo (tests, bench, the scripted game) -----------------------------------------
-    def _set(self, kind: str, data: dict[str, object] | None = None, *, remember: bool = False, **changes: object) -> int:
+    def _set(self, kind: str, data: dict[str, object] | None = None, **changes: object) -> int:
         with self._lock:
-            if remember:
-                self._history.append(self._snapshot)
             self._snapshot = replace(self._snapshot, **changes)  # type: ignore[arg-type]
             return self.log.publish(kind, data)
 
@@ -173,7 +170,6 @@ class DemoGame:
             return self._set(
                 "play",
                 {"player": snap.on_roll, "notation": notation, "dice": dice},
-                remember=True,
                 position=after,
                 on_roll=1 - snap.on_roll,
                 dice=(),
@@ -218,7 +214,6 @@ class DemoGame:
     ) -> None:
         self._record("new_game", variant, players, match_length, dict(options))
         with self._lock:
-            self._history.clear()
             self._set(
                 "new_game",
                 {"variant": variant, "players": list(players), "match_length": match_length},
@@ -255,7 +250,7 @@ class DemoGame:
 
     def correct_reading(self, position: Position) -> None:
         self._record("correct_reading", position)
-        self._set("corrected", {"position": position.id}, remember=True, position=position, question=None, alert=None)
+        self._set("corrected", {"position": position.id}, position=position, question=None, alert=None)
 
     def double(self) -> None:
         self._record("double")
@@ -310,15 +305,6 @@ class DemoGame:
             result=result,
             phase="game_over",
         )
-
-    def undo_last(self) -> None:
-        self._record("undo_last")
-        with self._lock:
-            if not self._history:
-                raise CommandRefused("There is no confirmed play to undo.")
-            previous = self._history.pop()
-            self._snapshot = replace(previous, status=self._snapshot.status, tournament=self._snapshot.tournament)
-            self.log.publish("undo", {})
 
     def pause(self) -> None:
         self._record("pause")

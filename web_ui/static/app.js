@@ -68,6 +68,20 @@
   }
   let lastMessage = Date.now();
 
+  // The director's buttons that only work in some states follow the live board: accept only
+  // when the alert says the opponent may accept, confirm only while a question waits, the dice
+  // correction only while a roll is being played.
+  function syncControls() {
+    const alert = $("#alert");
+    const when = {
+      accept: !!alert && alert.dataset.canAccept === "1",
+      question: !!$("#question"),
+      dice: !!$("#phase[data-dice]"),
+    };
+    $$("[data-when]").forEach((el) => { el.hidden = !when[el.dataset.when]; });
+  }
+  syncControls();
+
   function applyState(data) {
     const live = $("#live");
     if (live && typeof data.live === "string") {
@@ -75,6 +89,7 @@
       live.classList.remove("updated");
       void live.offsetWidth;
       live.classList.add("updated");
+      syncControls();
     }
     const status = $("#status");
     if (status && typeof data.status === "string") status.innerHTML = data.status;

@@ -1,0 +1,131 @@
+"""The companion page in Chromium against the real referee (issue 24): the director's controls and
+the board during alerts.  The referee is fed readings made from positions (no camera); every
+verdict goes through its journal, as at a table.  Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.referee import Referee, RefereeSettings
+from controller.signals import BoardSignals
+from controller.web import RefereeHub
+from recording.journal import Header, Journal
+from rules.position import Position, starting_position
+from tests.controller.test_referee import obs, start_game
+from tests.web_ui.conftest import PIN, LiveServer, app_config
+from tests.web_ui.test_browser import ARTIFACTS, Page, browser, wait_until  # noqa: F401  (browser: a fixture)
+from web_ui import create_app
+
+pytestmark = pytest.mark.browser
+
+
+class Table:
+    """A real referee behind the page, served by waitress."""
+
+    def __init__(self, tmp_path: Path, options: dict[str, Any] | None = None, *, variant: str = "backgammon",
+                 players: tuple[str, str] = ("Ana", "Ion"), new_game: Any = None) -> None:
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        self.journal = Journal.create(tmp_path / "match.jsonl", Header(variant=variant, match_length=5,
+                                                                         players=players, options=options or {}))
+        self.signals = BoardSignals(None)
+        self.hub = RefereeHub(tmp_path, new_game=new_game)
+        self.signals.add_listener(self.hub.publish)
+        self.referee = Referee(self.journal, self.signals, RefereeSettings(confirm_reads=2, question_after_reads=3))
+        self.hub.attach_referee(self.referee)
+        app = create_app(self.hub, self.hub, app_config(tmp_path, TESTING=False, SSE_HEARTBEAT=0.25,
+                                                        SSE_MAX_SECONDS=60.0))
+        self.server = LiveServer(app, self.hub)  # type: ignore[arg-type]
+        self.url = self.server.url
+
+    def __enter__(self) -> Table:
+        self.server.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.__exit__(*exc)
+
+    def kinds(self) -> list[str]:
+        return [record.event.kind for record in self.journal.records]
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Page]:  # noqa: F811
+    page = Page(browser, 1366, 800)
+    yield page
+    page.close()
+
+
+def unlock(tab: Page, url: str) -> Any:
+    page = tab.open(url + "/control")
+    page.fill("#pin", PIN)
+    page.click("#unlock-button")
+    page.wait_for_selector("#btn-pause")
+    page.wait_for_selector("#conn[data-state=live]")
+    return page
+
+
+def thirteen_to_nine_and_eleven() -> Position:
+    """13/9 13/11 from the start: a 4-2, illegal with 3-1, two checkers off any 3-1 play."""
+    start = starting_position()
+    mover = list(start.mover)
+    mover[12] -= 2
+    mover[8] += 1
+    mover[10] += 1
+    return Position(tuple(mover), start.opponent)
+
+
+@pytest.mark.parametrize("policy", ["must_correct", "opponent_may_accept"])
+def test_accept_is_offered_only_when_the_rules_allow_it(tmp_path: Path, tab: Page, policy: str) -> None:
+    with Table(tmp_path, {"illegal_play": policy}) as table:
+        page = unlock(tab, table.url)
+        assert page.locator("#btn-undo").count() == 0  # the referee has no undo: not offered
+        assert not page.locator("#btn-accept").is_visible() and not page.locator("#btn-confirm").is_visible()
+        start_game(table.referee, 3, 1)
+        wrong = thirteen_to_nine_and_eleven()
+        table.referee.observe(obs(wrong))
+        table.referee.observe(obs(wrong))
+        page.wait_for_selector("#alert", timeout=5000)
+        if policy == "must_correct":
+            assert not page.locator("#btn-accept").is_visible()
+            tab.shot("referee-alert-must-correct")
+        else:
+            page.wait_for_selector("#btn-accept", timeout=2000)
+            page.click("#btn-accept")
+            page.wait_for_selector(".toast.ok")
+            page.wait_for_selector("#alert", state="detached", timeout=5000)
+            assert table.kinds()[-1] == "IllegalPlayAccepted"
+            wait_until(page, "document.querySelector('#btn-accept').offsetParent === null")
+        assert tab.errors == []
+
+
+def test_new_game_is_not_offered_where_it_cannot_start(tmp_path: Path, tab: Page) -> None:
+    with Table(tmp_path) as table:  # like the demo: the hub cannot start games
+        page = unlock(tab, table.url)
+        assert page.locator("#btn-new-game").count() == 0
+        assert "referee run" in page.locator("#new-game").inner_text()
+    started: list[tuple[Any, ...]] = []
+    with Table(tmp_path / "own", new_game=lambda *args: started.append(args)) as table:
+        page = unlock(tab, table.url)
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#btn-new-game")
+        page.wait_for_event("load")  # the form reloads the page once the game started
+        assert started and started[0][0] == "backgammon"
+    assert tab.errors == []
+
+
+def test_tournament_mode_toggle_hides_the_pip_counts(tmp_path: Path, tab: Page) -> None:
+    with Table(tmp_path) as table:
+        page = unlock(tab, table.url)
+        assert page.locator("#board .pips").count() == 2
+        page.click("#btn-tournament")
+        wait_until(page, "document.querySelectorAll('#board .pips').length === 0")
+        assert table.hub.snapshot().tournament
+        assert page.locator(".device.tournament").count() == 1
+        page.click("#btn-tournament")
+        wait_until(page, "document.querySelectorAll('#board .pips').length === 2")
+        assert tab.errors == []
