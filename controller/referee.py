@@ -12,7 +12,7 @@ only then to the players (``signals.emit``), so nothing the players were told ca
 Signals (``emit(kind, data)``), each a dict of plain values:
 ``ready`` (seating learnt), ``board`` (a new reading), ``rolled``, ``void``, ``no_play``, ``play``,
 ``illegal`` (points: {physical point: "extra"|"missing"}, reason), ``guide`` (points still wrong),
-``corrected``, ``accepted``, ``question``, ``mismatch`` (the board differs from the record),
+``corrected``, ``accepted``, ``dice_corrected`` (read, dice, who), ``question``, ``mismatch`` (the board differs from the record),
 ``cube``, ``game_end``, ``match_end``, ``paused``, ``resumed``, ``turn``, ``cascade`` (gul bara:
 the opponent is to play the cascade steps the roller could not; player, steps).
 """
@@ -782,6 +782,55 @@ class Referee:
             self._accept(observed)
         else:
             self.mode = ILLEGAL
+
+    def correct_dice(self, dice: tuple[int, int], who: str = "director") -> bool:
+        """A person says the dice being played are ``dice``, not what the camera read.
+
+        Journaled (with the evidence frame) as its own event before anything else; then the board
+        is judged again with the real roll: an illegal play or a question that came from the
+        misread dice is settled by it (a legal play is recorded at once), and a roll that cannot
+        be played is recorded as such.
+        """
+        state = self.state
+        if state.phase != match.PLAY or state.turn is None or state.dice is None:
+            self.message = "the dice can be corrected only while the roll is being played"
+            return False
+        if len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+            self.message = "each die shows 1 to 6"
+            return False
+        read = state.dice
+        if sorted(dice) == sorted(read):
+            self.message = f"the roll is already recorded as {read[0]}-{read[1]}"
+            return False
+        player = state.turn
+        if not self._append(match.DiceCorrected(player=player, read=read, dice=(dice[0], dice[1]), who=who),
+                            with_evidence=True):
+            return False
+        self._emit("dice_corrected", player=player, read=list(read), dice=list(dice), who=who)
+        pending = self.pending if self.mode in (ILLEGAL, QUESTION) else None
+        was = self.mode
+        if pending is not None:
+            self.mode = NORMAL
+            self.pending = None
+            self.mismatch = {}
+        self.uncertain_reads = 0
+        self.message = ""
+        if pending is not None and self.last is not None:
+            if was == ILLEGAL:
+                self._emit("corrected", player=player, how="dice corrected")
+                legal = self._legal()
+                play = legal.get(pending.observed)
+                if play is not None:
+                    if self._append(self._play_event(player, pending.observed, play), with_evidence=True):
+                        self._emit("play", player=player, play=play.notation(), position=pending.observed.id)
+                        self._after_play()
+                else:
+                    self._declare_illegal(self.last, pending.observed, legal)
+            else:
+                self._judge_turn(self.last, pending.observed)
+            return True
+        self._check_playable()
+        return True
 
     def cube(self, action: str, player: int) -> bool:
         """``double``, ``take``, ``drop`` or ``beaver`` by ``player`` (buttons or the page)."""

@@ -330,6 +330,9 @@ class RefereeHub:
     def correct_reading(self, position: Position) -> None:
         self._check(self._need().correct_reading(position))
 
+    def correct_dice(self, dice: tuple[int, int]) -> None:
+        self._check(self._need().correct_dice(dice, who="director"))
+
     def _turn(self) -> int:
         turn = self._need().state.turn
         if turn is None:

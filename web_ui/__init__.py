@@ -31,6 +31,7 @@ referee plugs two objects in (both defined as ``typing.Protocol`` in :mod:`web_u
 
 ``commands`` (:class:`web_ui.view.Commands`): ``new_game(variant, players, match_length,
 options)``, ``accept_illegal()``, ``confirm_reading()``, ``correct_reading(position)``,
+``correct_dice((d0, d1))``,
 ``double()``, ``take()``, ``drop()``, ``resign(points)``, ``pause()``,
 ``resume()``, ``set_corners([(x, y)] * 4)``, ``capture_empty()``, ``capture_start(variant)``,
 optionally ``set_tournament(on)``.  Each returns None or raises ``ValueError`` (for instance

@@ -139,6 +139,8 @@ ACTIONS: dict[str, Callable[[Commands, dict[str, Any]], None]] = {
     "accept_illegal": lambda c, d: c.accept_illegal(),
     "confirm_reading": lambda c, d: c.confirm_reading(),
     "correct_reading": _correct,
+    "correct_dice": lambda c, d: c.correct_dice((whole(d.get("die0"), 1, 6, t("ctl.dice")),
+                                                  whole(d.get("die1"), 1, 6, t("ctl.dice")))),
     "double": lambda c, d: c.double(),
     "take": lambda c, d: c.take(),
     "drop": lambda c, d: c.drop(),

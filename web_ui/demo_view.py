@@ -252,6 +252,14 @@ class DemoGame:
         self._record("correct_reading", position)
         self._set("corrected", {"position": position.id}, position=position, question=None, alert=None)
 
+    def correct_dice(self, dice: tuple[int, int]) -> None:
+        self._record("correct_dice", dice)
+        snap = self.snapshot()
+        if not snap.dice:
+            raise CommandRefused("the dice can be corrected only while the roll is being played")
+        self._set("dice_corrected", {"read": list(snap.dice), "dice": list(dice), "player": snap.on_roll},
+                  dice=tuple(dice), alert=None, question=None, phase="await_play")
+
     def double(self) -> None:
         self._record("double")
         snap = self.snapshot()

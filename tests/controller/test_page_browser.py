@@ -14,8 +14,10 @@ import pytest
 from controller.referee import Referee, RefereeSettings
 from controller.signals import BoardSignals
 from controller.web import RefereeHub
+from recording.export import render
 from recording.journal import Header, Journal
 from rules.position import Position, starting_position
+from tests.controller.test_dice_correction import MISREAD, TURNS, new_referee, opening, roll_and_play
 from tests.controller.test_referee import obs, start_game
 from tests.web_ui.conftest import PIN, LiveServer, app_config
 from tests.web_ui.test_browser import ARTIFACTS, Page, browser, wait_until  # noqa: F401  (browser: a fixture)
@@ -128,4 +130,43 @@ def test_tournament_mode_toggle_hides_the_pip_counts(tmp_path: Path, tab: Page) 
         assert page.locator(".device.tournament").count() == 1
         page.click("#btn-tournament")
         wait_until(page, "document.querySelectorAll('#board .pips').length === 2")
+        assert tab.errors == []
+
+
+def test_misread_dice_corrected_from_the_page(tmp_path: Path, tab: Page) -> None:
+    """Ion's 6-2 is read as 1-6, so his right play is called illegal; the director taps the dice to
+    6 and 2 on the control page and the game goes on with the record of the game read right."""
+    right, _ = new_referee(tmp_path / "right.jsonl")
+    opening(right)
+    for turn in range(len(TURNS)):
+        roll_and_play(right, turn, {})
+    with Table(tmp_path / "table") as table:
+        referee = table.referee
+        opening(referee)
+        page = unlock(tab, table.url)
+        assert not page.locator("#dice-card").is_visible()
+        roll_and_play(referee, 0, MISREAD)
+        page.wait_for_selector("#alert", timeout=5000)
+        page.wait_for_selector("#dice-card", timeout=2000)
+        wait_until(page, "document.querySelector('#die-0').dataset.value === '1'")
+        assert page.locator("#die-1").get_attribute("data-value") == "6"
+        box = page.locator("#die-0").bounding_box()
+        assert box is not None and box["width"] >= 44 and box["height"] >= 44  # the roll shown large
+        tab.shot("dice-misread-alert")
+        for _ in range(5):  # 1 -> 6
+            page.click("#die-0")
+        for _ in range(2):  # 6 -> 1 -> 2
+            page.click("#die-1")
+        assert page.locator("#die-0").get_attribute("data-value") == "6"
+        assert page.locator("#die-1").get_attribute("data-value") == "2"
+        page.click("#btn-correct-dice")
+        page.wait_for_selector(".toast.ok")
+        page.wait_for_selector("#alert", state="detached", timeout=5000)
+        assert table.kinds()[-3:] == ["IllegalPlayDetected", "DiceCorrected", "Play"]
+        wait_until(page, "document.querySelector('#dice-card').hidden === true")
+        tab.shot("dice-corrected")
+        for turn in range(1, len(TURNS)):
+            roll_and_play(referee, turn, {})
+        assert render(table.journal, "mat") == render(right.journal, "mat")
+        assert "(dice corrected: read 61, really 62, by director)" in render(table.journal, "txt")
         assert tab.errors == []

@@ -30,6 +30,7 @@ CASES: dict[str, tuple[dict[str, Any], Callable[[DemoGame], object], str]] = {
     "accept_illegal": ({}, lambda g: g.illegal("wrong distance", [(13, "missing")]), "accept_illegal"),
     "confirm_reading": ({}, lambda g: g.ask("Is point 6 right?", [6]), "confirm_reading"),
     "correct_reading": (_start_layout(), lambda g: None, "correct_reading"),
+    "correct_dice": ({"die0": 6, "die1": 2}, lambda g: g.roll(6, 1), "correct_dice"),
     "double": ({}, lambda g: None, "double"),
     "take": ({}, lambda g: g.double(), "take"),
     "drop": ({}, lambda g: g.double(), "drop"),
