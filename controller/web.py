@@ -164,7 +164,9 @@ class RefereeHub:
                 for p, kind in sorted(pending.points.items())
             )
             if referee.mode == ILLEGAL:
-                alert = Alert(pending.reason, marks, code=reason_code(pending.reason), can_accept=referee.options.get("illegal_play") == "opponent_may_accept")
+                alert = Alert(pending.reason, marks, code=reason_code(pending.reason),
+                              can_accept=referee.options.get("illegal_play") == "opponent_may_accept",
+                              read=pending.observed)
             elif referee.mode == QUESTION:
                 question = Question(pending.reason, pending.observed, marks)
         result = ""

@@ -173,11 +173,14 @@ def render(
     mark_side: int | None = None,
     editable: bool = False,
     element_id: str = "",
+    ghost: BoardLayout | None = None,
 ) -> str:
     """The board as an ``<svg>`` element.
 
     ``marks`` are points in the numbering of ``mark_side`` (default: the side on roll) to
-    highlight; 25 means that side's bar, 0 its borne-off tray.
+    highlight; 25 means that side's bar, 0 its borne-off tray.  ``ghost`` (the recorded position
+    while ``layout`` is what the camera read) is drawn as dashed outlines on the points where the
+    two differ.
     """
     side = layout.on_roll if mark_side is None else mark_side
     side = 0 if side is None else side
@@ -223,6 +226,9 @@ def render(
         cx = x + PW / 2
         _stack(out, cx, base, direction, layout.bottom[d - 1], "ck-light")
         _stack(out, cx, base, direction, layout.top[d - 1], "ck-dark")
+        if ghost is not None and (ghost.bottom[d - 1], ghost.top[d - 1]) != (layout.bottom[d - 1], layout.top[d - 1]):
+            _stack(out, cx, base, direction, ghost.bottom[d - 1], "ck-ghost ghost-light")
+            _stack(out, cx, base, direction, ghost.top[d - 1], "ck-ghost ghost-dark")
         label_y = base + direction * (POINT_LEN + 14)
         out.append(f'<text class="pt-label" x="{cx:.0f}" y="{label_y:.0f}">{label}</text></g>')
     # bar: player 0's checkers on the bottom half of the bar, player 1's on the top half
@@ -239,6 +245,11 @@ def render(
             out.append(f'<rect class="mark-ring" x="{BAR_X + 3}" y="{y0 + 3:.0f}" width="{BAR_W - 6}" '
                        f'height="{MID_Y - TOP_Y - 6:.0f}" rx="8"/>')
         _stack(out, bar_cx, base - direction * R, direction, count, cls, limit=3)
+        if ghost is not None:
+            was = ghost.bottom[24] if key == "bar-bottom" else ghost.top[24]
+            if was != count:
+                _stack(out, bar_cx, base - direction * R, direction, was, "ck-ghost " + cls.replace("ck-", "ghost-"),
+                       limit=3)
         out.append("</g>")
     # borne off: thin slabs in the tray, player 0 at the bottom
     slab_h = 14
@@ -292,9 +303,17 @@ def render(
 
 
 def render_snapshot(snap: Snapshot, t: Translate = lambda key: key, editable: bool = False, element_id: str = "") -> str:
+    """The live board.  During an alert or a question it is what the camera read (the marks are
+    about that board), with the recorded position as ghost checkers where the two differ."""
     marks: tuple[PointMark, ...] = ()
+    read: Position | None = None
     if snap.alert is not None:
-        marks = snap.alert.points
+        marks, read = snap.alert.points, snap.alert.read
     elif snap.question is not None:
-        marks = snap.question.points
-    return render(layout_from_snapshot(snap), t, marks, None, editable, element_id)
+        marks, read = snap.question.points, snap.question.read
+    recorded = layout_from_snapshot(snap)
+    if read is None or read.variant != snap.variant:
+        return render(recorded, t, marks, None, editable, element_id)
+    seen = layout_from_position(read, snap.on_roll, dice=snap.dice, cube_value=snap.cube_value,
+                                cube_owner=snap.cube_owner, show_pips=False)
+    return render(seen, t, marks, None, editable, element_id, ghost=recorded)

@@ -52,6 +52,7 @@ class Alert:
     points: tuple[PointMark, ...] = ()
     code: str = ""
     can_accept: bool = False  # the opponent may accept the play (option illegal_play)
+    read: Position | None = None  # what the camera read (the play on the board), seen from the side on roll
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,3 +170,33 @@ def test_misread_dice_corrected_from_the_page(tmp_path: Path, tab: Page) -> None
         assert render(table.journal, "mat") == render(right.journal, "mat")
         assert "(dice corrected: read 61, really 62, by director)" in render(table.journal, "txt")
         assert tab.errors == []
+
+
+def _count(page: Any, label: int, cls: str) -> int:
+    return int(page.evaluate(f"document.querySelectorAll(\"#board g.point[data-label='{label}'] .{cls}\").length"))
+
+
+@pytest.mark.parametrize("path", ["/", "/control"])
+def test_alert_draws_what_the_camera_read_with_the_recorded_position(tmp_path: Path, tab: Page, path: str) -> None:
+    """Ion's 6-2 read as 1-6: his 24/18 13/11 is called illegal with four points marked.  The board
+    shows the play as it stands (the marks ring checkers that are there), the recorded position as
+    dashed ghosts, and all of it in view on a 1366x800 screen."""
+    with Table(tmp_path) as table:
+        opening(table.referee)
+        page = unlock(tab, table.url) if path == "/control" else tab.open(table.url + path)
+        roll_and_play(table.referee, 0, MISREAD)
+        page.wait_for_selector("#alert", timeout=5000)
+        assert page.locator("#alert .alert-points li").count() >= 4
+        assert "dashed outlines" in page.locator("#alert").inner_text()
+        # Ion's numbering on the labels (he is on roll): 13/11 and 24/18 were played
+        assert _count(page, 11, "ck-dark") == 1 and _count(page, 18, "ck-dark") == 1
+        assert _count(page, 13, "ck-dark") == 4 and _count(page, 24, "ck-dark") == 1
+        assert _count(page, 13, "ck-ghost") == 5 and _count(page, 24, "ck-ghost") == 2
+        assert _count(page, 11, "ck-ghost") == 0  # recorded empty there
+        assert _count(page, 6, "ck-ghost") == 0  # unchanged points get no ghosts
+        for extra in page.locator("#board g.mark-extra").all():  # "should not be here" rings a checker
+            assert extra.locator(".ck").count() >= 1
+        board = page.locator("#board").bounding_box()
+        assert board is not None and board["y"] >= 0 and board["y"] + board["height"] <= 800, board
+        tab.shot(f"alert-camera-reading{path.replace('/', '-')}")
+        assert tab.errors == []
