@@ -175,6 +175,14 @@ class RefereeHub:
             who = journal.header.players[last.winner] if last.winner is not None else "nobody"
             result = f"{who} wins {last.points:g} ({last.result})" if last.winner is not None else "a draw"
         score = tuple(int(s) if float(s).is_integer() else s for s in state.score)
+        void_roll = ""
+        if state.phase in (match.OPENING, match.ROLL, match.GAME_OVER) and referee.mode != PAUSED:
+            for record in reversed(journal.records[-20:]):
+                if isinstance(record.event, match.Comment):
+                    continue
+                if isinstance(record.event, match.VoidRoll):
+                    void_roll = record.event.reason or "void"
+                break
         return Snapshot(
             variant=state.variant,
             position=state.position_for(on_roll),
@@ -197,6 +205,7 @@ class RefereeHub:
             tournament=self.tournament,
             paused=referee.mode == PAUSED,
             options=tuple((k, v) for k, v in state.config.options if isinstance(v, (str, bool, int))),
+            void_roll=void_roll,
         )
 
     def _moves(self, referee: Referee) -> tuple[MoveEntry, ...]:

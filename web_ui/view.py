@@ -119,6 +119,9 @@ class Snapshot:
     tournament: bool = False  # no pip counts or other aids on the page
     paused: bool = False
     options: tuple[tuple[str, OptionValue], ...] = ()
+    #: A void roll waiting to be thrown again: its reason (``cocked``, ``different_halves``,
+    #: ``on_checker``, ``off_board``, ``not_right_half``; ``void`` when none was given), else "".
+    void_roll: str = ""
 
     @property
     def pips(self) -> tuple[int, int]:

@@ -200,3 +200,35 @@ def test_alert_draws_what_the_camera_read_with_the_recorded_position(tmp_path: P
         assert board is not None and board["y"] >= 0 and board["y"] + board["height"] <= 800, board
         tab.shot(f"alert-camera-reading{path.replace('/', '-')}")
         assert tab.errors == []
+
+
+@pytest.mark.parametrize("locale, words", [("en-GB", "Cocked die — roll again"),
+                                           ("ru-RU", "Кость стоит на ребре — бросайте снова")])
+def test_void_roll_banner_on_the_board(tmp_path: Path, browser: Any, locale: str, words: str) -> None:  # noqa: F811
+    """Ion's dice come to rest cocked: the referee journals a void roll and the page says so over
+    the board, in the reader's language, until he throws again."""
+    tab = Page(browser, 1366, 800, locale=locale)
+    try:
+        with Table(tmp_path) as table:
+            referee = table.referee
+            opening(referee)
+            page = tab.open(table.url + "/")
+            before = referee.state.position_for(1)
+            referee.observe(obs(before, False))
+            referee.observe(obs(before, False, dice=(5, 3), roll="void", void_reason="cocked", half="left"))
+            assert table.kinds()[-1] == "VoidRoll"
+            page.wait_for_selector("#void-banner", timeout=5000)
+            banner = page.locator("#void-banner")
+            assert words in banner.inner_text() and "Ion" in banner.inner_text()
+            box, board = banner.bounding_box(), page.locator("#board").bounding_box()
+            assert box is not None and board is not None
+            assert board["x"] < box["x"] and box["x"] + box["width"] < board["x"] + board["width"]  # on the board
+            assert board["y"] < box["y"] and box["y"] + box["height"] < board["y"] + board["height"]
+            tab.shot(f"void-banner-{locale}")
+            referee.observe(obs(before, False))  # the dice picked up and thrown again
+            referee.observe(obs(before, False, dice=(5, 3), half="left"))
+            assert table.kinds()[-1] == "Roll"
+            page.wait_for_selector("#void-banner", state="detached", timeout=5000)
+            assert tab.errors == []
+    finally:
+        tab.close()
