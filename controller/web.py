@@ -77,6 +77,22 @@ def reason_code(reason: str) -> str:
     return ""
 
 
+#: A camera whose last frame is older than this is not "ok" (it has stopped sending frames).
+STALE_FRAME_S = 10.0
+
+
+def camera_health(health: Mapping[str, Any]) -> Health:
+    """The camera's line on the page from the table's health figures: never "ok" on a stale frame."""
+    age = health.get("last_frame_age_s")
+    if not health.get("camera_ok", True):
+        return Health("error", "camera lost: game paused")
+    if age is None:
+        return Health("warn", "no frame yet")
+    if age > STALE_FRAME_S:
+        return Health("error", f"no new frame for {age:.0f} s: the camera has stopped")
+    return Health("ok", f"{health.get('fps', 0)} fps")
+
+
 class RefereeHub:
     """GameView + Commands for the page, over whichever table is attached."""
 
@@ -249,12 +265,7 @@ class RefereeHub:
         else:
             import time
 
-            health = table.health.to_json(time.monotonic())
-            age = health["last_frame_age_s"]
-            if not health["camera_ok"]:
-                camera = Health("error", "camera lost: game paused")
-            else:
-                camera = Health("ok", f"{health['fps']} fps" + (f", last frame {age} s ago" if age is not None else ""))
+            camera = camera_health(table.health.to_json(time.monotonic()))
         leds = Health("off", "no LED controller")
         if self._leds_status is not None:
             try:

@@ -10,7 +10,7 @@ and presentation attributes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from rules.position import Position, opponent_point
@@ -51,6 +51,7 @@ class BoardLayout:
     pips: tuple[int, int] | None = None
     bottom_off: int = 0
     top_off: int = 0
+    turn_marker: bool = True  # False once the game is over: nobody is to play
 
 
 def to_display(variant: str, on_roll: int, mover_point: int) -> int:
@@ -111,14 +112,16 @@ def position_from_layout(variant: str, bottom: Sequence[int], top: Sequence[int]
 
 
 def layout_from_snapshot(snap: Snapshot) -> BoardLayout:
-    return layout_from_position(
+    over = snap.phase == "game_over"
+    layout = layout_from_position(
         snap.position,
         snap.on_roll,
-        dice=snap.dice,
+        dice=() if over else snap.dice,  # the last roll is no longer on the board
         cube_value=snap.cube_value,
         cube_owner=snap.cube_owner,
         show_pips=not snap.tournament,
     )
+    return replace(layout, turn_marker=not over)
 
 
 def layout_from_reading(reading: CameraReading, variant: str = "backgammon") -> BoardLayout:
@@ -149,8 +152,11 @@ def _stack(out: list[str], cx: float, base: float, direction: int, count: int, c
         out.append(f'<text class="ck-count {cls}-count" x="{cx:.0f}" y="{cy + 8:.0f}">{count}</text>')
 
 
+DIE = 34  # a die fits between the two rows of point labels
+
+
 def _die(out: list[str], x: float, y: float, value: int, cls: str) -> None:
-    size = 44
+    size = DIE
     out.append(f'<g class="die {cls}" data-value="{value}">')
     out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="{size}" height="{size}" rx="8"/>')
     spots = {
@@ -162,7 +168,7 @@ def _die(out: list[str], x: float, y: float, value: int, cls: str) -> None:
         6: [(0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)],
     }.get(value, [])
     for fx, fy in spots:
-        out.append(f'<circle class="pip" cx="{x + fx * size:.1f}" cy="{y + fy * size:.1f}" r="4.6"/>')
+        out.append(f'<circle class="pip" cx="{x + fx * size:.1f}" cy="{y + fy * size:.1f}" r="3.6"/>')
     out.append("</g>")
 
 
@@ -252,7 +258,7 @@ def render(
                        limit=3)
         out.append("</g>")
     # borne off: thin slabs in the tray, player 0 at the bottom
-    slab_h = 14
+    slab_h = 12  # 15 slabs and their count stay clear of the turn marker and the pip counts
     for key, count, base, direction, cls in (
         ("off-bottom", layout.bottom_off, BOTTOM_Y - 6, -1, "off-light"),
         ("off-top", layout.top_off, TOP_Y + 6, 1, "off-dark"),
@@ -273,7 +279,7 @@ def render(
             out.append(f'<text class="off-count" x="{TRAY_X + TRAY_W / 2:.0f}" y="{ty:.0f}">{count}</text>')
         out.append("</g>")
     # whose turn: a marker on the tray edge of the side on roll
-    if layout.on_roll is not None:
+    if layout.on_roll is not None and layout.turn_marker:
         y = BOTTOM_Y - 4 if layout.on_roll == 0 else TOP_Y + 4
         out.append(f'<circle class="turn turn-{layout.on_roll}" cx="{TRAY_X + TRAY_W / 2:.0f}" cy="{MID_Y + (60 if layout.on_roll == 0 else -60):.0f}" r="12"/>')
         out.append(f'<text class="turn-label" x="{TRAY_X + TRAY_W / 2:.0f}" y="{MID_Y + (95 if layout.on_roll == 0 else -82):.0f}">'
@@ -287,10 +293,10 @@ def render(
     # dice: in the right half for player 0, the left half for player 1 (as at the board)
     if layout.dice:
         half_x = RIGHT_X if layout.on_roll in (0, None) else LEFT_X
-        x = half_x + HALF_W / 2 - 50
+        x = half_x + HALF_W / 2 - (DIE + 8) * min(len(layout.dice), 4) / 2 + 4
         cls = "die-dark" if layout.on_roll == 1 else "die-light"
         for i, value in enumerate(layout.dice[:4]):
-            _die(out, x + i * 56, MID_Y - 22, value, cls)
+            _die(out, x + i * (DIE + 8), MID_Y - DIE / 2, value, cls)
     # cube: centred on the bar, or at the owner's edge
     if layout.variant == "backgammon":
         value = layout.cube_value if layout.cube_value > 1 else 64

@@ -232,3 +232,50 @@ def test_void_roll_banner_on_the_board(tmp_path: Path, browser: Any, locale: str
             assert tab.errors == []
     finally:
         tab.close()
+
+
+#: Pairs of board elements that must never overlap on screen.
+OVERLAPS = """
+(() => {
+  const boxes = (sel) => Array.from(document.querySelectorAll('#board ' + sel)).map((e) => e.getBoundingClientRect());
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const pairs = [['.off-count', '.turn-label'], ['.off-count', '.turn'], ['.off-count', '.pips'],
+                 ['.die', '.pt-label'], ['.slab', '.turn'], ['.slab', '.turn-label']];
+  const found = [];
+  for (const [a, b] of pairs) for (const x of boxes(a)) for (const y of boxes(b)) if (meet(x, y)) found.push(a + ' / ' + b);
+  return found;
+})()
+"""
+
+
+def test_game_over_layout(tmp_path: Path, tab: Page) -> None:
+    """Ana bears off her last two checkers with 3-1: 15 borne off, the game over; the board shows no
+    turn marker and no dice, and nothing overlaps (the count, the turn marker, dice and labels)."""
+    from rules import match
+    from rules.position import Position
+
+    with Table(tmp_path) as table:
+        referee = table.referee
+        start_game(referee, 3, 1)  # Ana (light) to play 3-1
+        mover = [0] * 25
+        mover[0] = mover[2] = 1  # her last two checkers, on her 1 and 3 points; 13 borne off
+        opponent = [0] * 25
+        opponent[11] = 15  # Ion: all on his 12 point (a gammon)
+        near_end = Position(tuple(mover), tuple(opponent))
+        assert referee._append(match.ManualCorrection(player=0, position=near_end, note="test: near the end"))
+        page = tab.open(table.url + "/")
+        referee.observe(obs(near_end, dice=(3, 1)))
+        wait_until(page, "document.querySelectorAll('#board .die').length === 2")
+        assert page.evaluate(OVERLAPS) == []  # dice in play clear the point labels
+        after = Position(tuple([0] * 25), tuple(opponent))
+        referee.observe(obs(after, dice=(3, 1)))
+        referee.observe(obs(after))
+        assert referee.state.phase in (match.GAME_OVER, match.MATCH_OVER), table.kinds()
+        page.wait_for_selector(".phase strong", timeout=5000)
+        wait_until(page, "document.querySelectorAll('#board .die').length === 0")
+        assert page.locator("#board .turn").count() == 0 and page.locator("#board .turn-label").count() == 0
+        assert page.locator("#board .off-count").first.text_content() == "15"
+        assert page.locator(".player .badge").count() == 0
+        assert page.evaluate(OVERLAPS) == []
+        tab.shot("game-over")
+        assert tab.errors == []
