@@ -7,6 +7,7 @@ referee judges; this is a stand-in), and publishes an event for every change.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from rules.errors import RulesError
 from rules.position import BAR, OFF, OPPOSITE_DIRECTION, Position, opponent_point, starting_position
 from rules.steps import parse_notation
 from web_ui.view import (
@@ -29,6 +31,8 @@ from web_ui.view import (
     Question,
     Snapshot,
 )
+
+log = logging.getLogger(__name__)
 
 
 class EventLog:
@@ -352,24 +356,51 @@ SCRIPT: tuple[tuple[tuple[int, int], str], ...] = (
     ((4, 2), "8/4 6/4"),
     ((5, 3), "18/13 18/15"),
 )
+#: The same for the nardy family (every checker starts on the head, the 24 point).
+NARDY_SCRIPT: tuple[tuple[tuple[int, int], str], ...] = (
+    ((6, 5), "24/13"),
+    ((4, 2), "24/18"),
+    ((6, 3), "13/4"),
+    ((5, 1), "24/18"),
+    ((6, 4), "24/14"),
+    ((3, 2), "18/13"),
+)
+SCRIPTS = {"backgammon": SCRIPT, "nardy": NARDY_SCRIPT, "gulbara": NARDY_SCRIPT, "sixone": NARDY_SCRIPT}
 
 
 def run_script(game: DemoGame, stop: threading.Event, pause: float = 2.5) -> None:
-    """Play :data:`SCRIPT` over and over (with an illegal-play alert in the middle) until ``stop`` is set."""
+    """Play the scripted game of the current variant over and over (with an illegal-play alert in
+    the middle) until ``stop`` is set.
+
+    People act on the page while it plays: a correction, the dice corrected, an alert accepted, a
+    new game of another variant.  A step the game then refuses starts the script again on the
+    game as it now is (a new game of its variant, with its players), so the demo never stops.
+    """
     while not stop.is_set():
-        game.new_game("backgammon", game.snapshot().players, 5, {})
-        for index, (dice, notation) in enumerate(SCRIPT):
+        snap = game.snapshot()
+        try:
+            _play_script(game, stop, pause, snap.variant, snap.players)
+        except (CommandRefused, RulesError) as error:
+            log.info("scripted game starts again: %s", error)
             if stop.wait(pause):
                 return
-            game.roll(*dice)
-            if index == 2:
-                if stop.wait(pause):
-                    return
-                game.illegal("A checker moved 6 pips with a 5", [(13, "missing"), (7, "extra")], "wrong_distance")
-                if stop.wait(pause * 2):
-                    return
+
+
+def _play_script(game: DemoGame, stop: threading.Event, pause: float, variant: str, players: tuple[str, str]) -> None:
+    game.new_game(variant, players, 5, {})
+    for index, (dice, notation) in enumerate(SCRIPTS.get(variant, NARDY_SCRIPT)):
+        if stop.wait(pause):
+            return
+        game.roll(*dice)
+        if index == 2:
+            if stop.wait(pause):
+                return
+            game.illegal("A checker moved 6 pips with a 5", [(13, "missing"), (7, "extra")], "wrong_distance")
+            if stop.wait(pause * 2):
+                return
+            if game.snapshot().alert is not None:  # nobody accepted it on the page meanwhile
                 game.accept_illegal()
-            if stop.wait(pause):
-                return
-            game.play(notation)
-        stop.wait(pause * 2)
+        if stop.wait(pause):
+            return
+        game.play(notation)
+    stop.wait(pause * 2)
