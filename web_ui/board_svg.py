@@ -180,6 +180,8 @@ def render(
     editable: bool = False,
     element_id: str = "",
     ghost: BoardLayout | None = None,
+    view: tuple[float, float, float, float] | None = None,
+    extra_class: str = "",
 ) -> str:
     """The board as an ``<svg>`` element.
 
@@ -201,9 +203,11 @@ def render(
     label_side = layout.on_roll if layout.on_roll is not None else 0
     out: list[str] = []
     attrs = f' id="{escape(element_id)}"' if element_id else ""
-    classes = "board" + (" editable" if editable else "") + (" has-alert" if marked else "")
+    classes = "board" + (" editable" if editable else "") + (" has-alert" if marked else "") + (
+        f" {extra_class}" if extra_class else "")
+    box = " ".join(f"{v:g}" for v in (view or (0, 0, WIDTH, HEIGHT)))
     out.append(
-        f'<svg{attrs} class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg{attrs} class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="{box}" '
         f'role="img" aria-label="{escape(t("board.aria"))}" data-variant="{escape(layout.variant)}" '
         f'data-on-roll="{"" if layout.on_roll is None else layout.on_roll}">'
     )
@@ -306,6 +310,25 @@ def render(
                    f'<text x="{bar_cx:.0f}" y="{cy + 8:.0f}">{value}</text></g>')
     out.append("</svg>")
     return "".join(out)
+
+
+#: The two halves of the board the phone's correction editor shows one above the other, so that
+#: each point is a tap target of 44 px or more on a 390 px wide screen: the left half with the bar,
+#: then the right half (the borne-off tray is left out: it is not edited).
+LEFT_HALF = (0.0, 0.0, float(BAR_X + BAR_W), float(HEIGHT))
+RIGHT_HALF = (float(RIGHT_X), 0.0, float(HALF_W + MARGIN), float(HEIGHT))
+
+
+def render_editor(layout: BoardLayout, t: Translate = lambda key: key, marks: Sequence[PointMark] = (),
+                  element_id: str = "editor") -> str:
+    """The correction editor: the whole board (wide screens) and the board in two halves (phones);
+    the page's style shows one or the other."""
+    full = render(layout, t, marks, editable=True, element_id=element_id, extra_class="editor-full")
+    halves = "".join(
+        render(layout, t, marks, editable=True, element_id=f"{element_id}-{name}", view=box, extra_class="half")
+        for name, box in (("left", LEFT_HALF), ("right", RIGHT_HALF))
+    )
+    return f'{full}<div class="editor-halves">{halves}</div>'
 
 
 def render_snapshot(snap: Snapshot, t: Translate = lambda key: key, editable: bool = False, element_id: str = "") -> str:

@@ -227,7 +227,7 @@ def preview() -> Response:
         board_svg.position_from_layout(snap.variant, bottom, top, snap.on_roll)
     except RulesError as error:
         problem = str(error)
-    return jsonify({"svg": board_svg.render(layout, t, editable=True, element_id="editor"), "problem": problem})
+    return jsonify({"svg": board_svg.render_editor(layout, t), "problem": problem})
 
 
 @bp.get("/control")
@@ -240,7 +240,7 @@ def page() -> str:
         layout = board_svg.layout_from_position(snap.question.read, snap.on_roll, dice=snap.dice,
                                                 show_pips=not snap.tournament)
     marks = snap.question.points if snap.question is not None else ()
-    editor = board_svg.render(layout, t, marks, editable=True, element_id="editor")
+    editor = board_svg.render_editor(layout, t, marks)
     forms = {v: options_for(v) for v in VARIANTS}
     return render_template(
         "control.html",

@@ -279,3 +279,48 @@ def test_game_over_layout(tmp_path: Path, tab: Page) -> None:
         assert page.evaluate(OVERLAPS) == []
         tab.shot("game-over")
         assert tab.errors == []
+
+
+HIT_BOXES = """
+Array.from(document.querySelectorAll('#editor-wrap svg')).filter((svg) => svg.getBoundingClientRect().width > 0)
+  .flatMap((svg) => {
+    const view = svg.getBoundingClientRect();  // each half shows only part of the board: keep what is in view
+    return Array.from(svg.querySelectorAll('[data-point] > .hit')).map((hit) => [hit, hit.getBoundingClientRect()])
+      .filter(([hit, box]) => box.left >= view.left - 0.5 && box.right <= view.right + 0.5)
+      .map(([hit, box]) => [hit.parentElement.dataset.point, box.width, box.height, box.right <= window.innerWidth + 0.5]);
+  })
+"""
+
+
+def test_phone_correction_editor_has_44_px_tap_targets(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    """On a 390x844 phone every point and bar half of the correction editor is at least 44 px wide and
+    tall, and the director corrects the reading by tapping: the real referee records the play."""
+    phone = Page(browser, 390, 844)
+    try:
+        with Table(tmp_path) as table:
+            start_game(table.referee, 3, 1)  # Ana (light, bottom) to play 3-1
+            page = unlock(phone, table.url)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            boxes = page.evaluate(HIT_BOXES)
+            points = {box[0] for box in boxes}
+            assert {str(d) for d in range(1, 25)} | {"bar-bottom", "bar-top"} <= points, points
+            small = [box for box in boxes if box[1] < 44 or box[2] < 44 or not box[3]]
+            assert small == [], small
+            page.locator("#editor-wrap").scroll_into_view_if_needed()
+            phone.shot("phone-editor", full_page=True)
+            page.check("input[name=brush][value=remove]")
+            for point in ("8", "6"):
+                page.click(f"#editor-right [data-point='{point}']" if point == "6"
+                           else f"#editor-left [data-point='{point}']")
+            wait_until(page, "document.querySelectorAll(\"#editor-right [data-point='6'] .ck\").length === 4")
+            page.check("input[name=brush][value=light]")
+            page.click("#editor-right [data-point='5']")
+            wait_until(page, "document.querySelectorAll(\"#editor-right [data-point='5'] .ck\").length === 1")
+            page.click("#editor-right [data-point='5']")
+            wait_until(page, "document.querySelectorAll(\"#editor-right [data-point='5'] .ck\").length === 2")
+            page.click("#editor-submit")
+            page.wait_for_selector(".toast.ok")
+            assert table.kinds()[-1] == "Play" and table.hub.snapshot().moves[-1].notation == "8/5 6/5"
+            assert phone.errors == []
+    finally:
+        phone.close()
