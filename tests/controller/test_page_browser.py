@@ -114,8 +114,8 @@ def test_new_game_is_not_offered_where_it_cannot_start(tmp_path: Path, tab: Page
     with Table(tmp_path / "own", new_game=lambda *args: started.append(args)) as table:
         page = unlock(tab, table.url)
         page.once("dialog", lambda dialog: dialog.accept())
-        page.click("#btn-new-game")
-        page.wait_for_event("load")  # the form reloads the page once the game started
+        with page.expect_navigation():  # the form reloads the page once the game started
+            page.click("#btn-new-game")
         assert started and started[0][0] == "backgammon"
     assert tab.errors == []
 
