@@ -25,6 +25,8 @@ from web_ui import create_app
 
 pytestmark = pytest.mark.browser
 
+USED_PORTS: set[int] = set()
+
 
 class Table:
     """A real referee behind the page, served by waitress."""
@@ -41,8 +43,17 @@ class Table:
         self.hub.attach_referee(self.referee)
         app = create_app(self.hub, self.hub, app_config(tmp_path, TESTING=False, SSE_HEARTBEAT=0.25,
                                                         SSE_MAX_SECONDS=60.0))
-        self.server = LiveServer(app, self.hub)  # type: ignore[arg-type]
-        self.url = self.server.url
+        # A fresh port each time: a browser of an earlier test may still hold a keep-alive
+        # connection to a closed server on a reused port and reach the wrong referee.
+        while True:
+            server = LiveServer(app, self.hub)  # type: ignore[arg-type]
+            port = server.server.effective_port
+            if port not in USED_PORTS:
+                break
+            server.server.close()
+        USED_PORTS.add(port)
+        self.server = server
+        self.url = server.url
 
     def __enter__(self) -> Table:
         self.server.__enter__()
@@ -66,7 +77,11 @@ def unlock(tab: Page, url: str) -> Any:
     page = tab.open(url + "/control")
     page.fill("#pin", PIN)
     page.click("#unlock-button")
-    page.wait_for_selector("#btn-pause")
+    try:
+        page.wait_for_selector("#btn-pause", timeout=10000)
+    except Exception:
+        tab.shot("unlock-failed", full_page=True)
+        raise
     page.wait_for_selector("#conn[data-state=live]")
     return page
 
@@ -127,7 +142,7 @@ def test_tournament_mode_toggle_hides_the_pip_counts(tmp_path: Path, tab: Page) 
         page.click("#btn-tournament")
         wait_until(page, "document.querySelectorAll('#board .pips').length === 0")
         assert table.hub.snapshot().tournament
-        assert page.locator(".device.tournament").count() == 1
+        wait_until(page, "document.querySelectorAll('.device.tournament').length === 1")
         page.click("#btn-tournament")
         wait_until(page, "document.querySelectorAll('#board .pips').length === 2")
         assert tab.errors == []

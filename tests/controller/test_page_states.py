@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from controller.web import STALE_FRAME_S, camera_health
+import re
+from pathlib import Path
+
+from controller.referee import Referee, RefereeSettings
+from controller.signals import BoardSignals
+from controller.web import STALE_FRAME_S, RefereeHub, camera_health
+from recording.journal import Header, Journal
+from rules.position import starting_position
+from tests.controller.test_referee import obs, play, start_game
+from web_ui import board_svg
 
 
 def test_a_stale_frame_is_never_ok() -> None:
@@ -13,3 +22,26 @@ def test_a_stale_frame_is_never_ok() -> None:
     assert camera_health({"camera_ok": True, "fps": 1.0, "last_frame_age_s": STALE_FRAME_S + 0.5}).level == "error"
     assert camera_health({"camera_ok": True, "fps": 0.0, "last_frame_age_s": None}).level == "warn"
     assert camera_health({"camera_ok": False, "fps": 0.0, "last_frame_age_s": 0.2}).level == "error"
+
+
+def test_a_question_draws_the_reading_with_the_recorded_position_as_ghosts(tmp_path: Path) -> None:
+    """Issue 24 item 2: an uncertain reading asks; the board drawn is the reading (8/5 6/5 played),
+    with the recorded position (before the play) as dashed ghosts on the points that differ."""
+    journal = Journal.create(tmp_path / "m.jsonl", Header(variant="backgammon", match_length=5, players=("Ana", "Ion")))
+    hub = RefereeHub(tmp_path)
+    signals = BoardSignals(None)
+    signals.add_listener(hub.publish)
+    referee = Referee(journal, signals, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    hub.attach_referee(referee)
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after, dice=(3, 1)))
+    for _ in range(3):
+        referee.observe(obs(after, confidence=0.1))
+    snap = hub.snapshot()
+    assert snap.phase == "question" and snap.question is not None and snap.question.read == after
+    svg = board_svg.render_snapshot(snap)
+    points = {int(m.group(1)): m.group(2) for m in re.finditer(r'<g class="point[^"]*" data-point="(\d+)"[^>]*>(.*?)</g>', svg)}
+    assert points[5].count('class="ck ck-light"') == 2 and "ck-ghost" not in points[5]  # reading: two on 5
+    assert points[8].count('class="ck ck-light"') == 2 and points[8].count("ck-ghost ghost-light") == 3
+    assert points[6].count("ck-ghost ghost-light") == 5 and "ck-ghost" not in points[13]
