@@ -124,3 +124,35 @@ def test_the_fold_checks_a_dice_correction() -> None:
         match.apply(state, match.DiceCorrected(player=0, read=(5, 1), dice=(4, 2)))
     fixed = match.apply(state, match.DiceCorrected(player=0, read=(3, 1), dice=(4, 2)))
     assert fixed.dice == (4, 2) and fixed.turn == 0
+
+
+def test_the_page_waits_while_the_camera_thread_is_judging(tmp_path: Path) -> None:
+    """A correction from the page never runs in the middle of a reading being judged."""
+    import threading
+
+    referee, recorder = new_referee(tmp_path / "m.jsonl")
+    opening(referee)
+    before = referee.state.position_for(1)
+    inside, release = threading.Event(), threading.Event()
+    plain = recorder.emit
+
+    def slow_emit(kind: str, data: dict[str, object]) -> None:
+        plain(kind, data)
+        if kind == "rolled":  # the camera thread is in the middle of taking the roll
+            inside.set()
+            release.wait(5)
+
+    recorder.emit = slow_emit  # type: ignore[method-assign]
+    camera = threading.Thread(target=referee.observe, args=(obs(before, False, dice=(1, 6), half="left"),))
+    referee.observe(obs(before, False))
+    camera.start()
+    assert inside.wait(5)
+    done: list[bool] = []
+    page = threading.Thread(target=lambda: done.append(referee.correct_dice((6, 2))))
+    page.start()
+    page.join(0.3)
+    assert page.is_alive() and done == []  # waits for the camera thread's action to finish
+    release.set()
+    camera.join(5)
+    page.join(5)
+    assert done == [True] and referee.state.dice == (6, 2)
