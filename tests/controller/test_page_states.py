@@ -45,3 +45,33 @@ def test_a_question_draws_the_reading_with_the_recorded_position_as_ghosts(tmp_p
     assert points[5].count('class="ck ck-light"') == 2 and "ck-ghost" not in points[5]  # reading: two on 5
     assert points[8].count('class="ck ck-light"') == 2 and points[8].count("ck-ghost ghost-light") == 3
     assert points[6].count("ck-ghost ghost-light") == 5 and "ck-ghost" not in points[13]
+
+
+def test_state_json_tells_scripts_about_the_alert_and_a_void_roll(tmp_path: Path) -> None:
+    from tests.web_ui.conftest import app_config
+    from web_ui import create_app
+
+    journal = Journal.create(tmp_path / "m.jsonl", Header(variant="backgammon", match_length=5, players=("Ana", "Ion")))
+    hub = RefereeHub(tmp_path)
+    signals = BoardSignals(None)
+    signals.add_listener(hub.publish)
+    referee = Referee(journal, signals, RefereeSettings(confirm_reads=2, question_after_reads=3))
+    hub.attach_referee(referee)
+    client = create_app(hub, hub, app_config(tmp_path)).test_client()  # type: ignore[arg-type]
+    start_game(referee, 3, 1)
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after, dice=(3, 1)))
+    referee.observe(obs(after))
+    before = referee.state.position_for(1)
+    referee.observe(obs(before, False))
+    referee.observe(obs(before, False, dice=(4, 4), roll="void", void_reason="on_checker", half="left"))
+    state = client.get("/state.json", headers={"Host": "localhost"}).json
+    assert state["void_roll"] == "on_checker" and state["alert"] is None
+    referee.observe(obs(before, False))
+    referee.observe(obs(before, False, dice=(3, 1), half="left"))
+    wrong = play(before, "42", "13/9 13/11")  # not possible with 3-1
+    referee.observe(obs(wrong, False))
+    referee.observe(obs(wrong, False))
+    state = client.get("/state.json", headers={"Host": "localhost"}).json
+    assert state["void_roll"] == "" and state["phase"] == "illegal"
+    assert state["alert"]["can_accept"] is False and state["alert"]["read"] == wrong.id
