@@ -13,6 +13,7 @@ from recording.export import render
 from recording.journal import Header, Journal
 from rules import match
 from rules.errors import IllegalEvent
+from rules.position import Position
 from tests.controller.test_referee import Recorder, obs, play, start_game
 
 #: (player, real dice, play); Ana (0, light) opens with 3-1.
@@ -156,3 +157,85 @@ def test_the_page_waits_while_the_camera_thread_is_judging(tmp_path: Path) -> No
     camera.join(5)
     page.join(5)
     assert done == [True] and referee.state.dice == (6, 2)
+
+
+# --- a whole game ---------------------------------------------------------------------------------
+
+Turn = tuple[int, tuple[int, int], Position, Position]  # player, dice, board before, board after
+
+
+def whole_game(seed: int) -> list[Turn]:
+    """A whole backgammon game after Ana's opening 3-1 (8/5 6/5): seeded dice, each play the legal
+    result that leaves the mover the fewest pips (a quick race), until somebody has borne off all 15."""
+    import random
+
+    from rules.plays import legal_results
+    from rules.position import starting_position
+
+    rng = random.Random(seed)
+    position = play(starting_position(), "31", "8/5 6/5").swapped()  # seen from Ion, to roll
+    player = 1
+    turns: list[Turn] = []
+    while True:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        after = min(legal_results(position, dice), key=lambda p: (p.pips(True), p.id))
+        turns.append((player, dice, position, after))
+        if after.borne_off(True) == 15:
+            return turns
+        position, player = after.swapped(), 1 - player
+
+
+def take_turn(referee: Referee, turn: Turn, seen: tuple[int, int] | None = None) -> None:
+    """One turn at the table as the camera sees it (``seen``: the dice as read)."""
+    player, dice, before, after = turn
+    light = player == 0
+    half = "right" if light else "left"
+    shown = seen or dice
+    referee.observe(obs(before, light))
+    referee.observe(obs(before, light, dice=shown, half=half))
+    if after == before:  # no play possible: recorded as soon as the roll is taken
+        referee.observe(obs(before, light))
+        return
+    referee.observe(obs(after, light, dice=shown, half=half))
+    referee.observe(obs(after, light))
+    referee.observe(obs(after, light))
+
+
+def misreading(turns: list[Turn], start: int) -> tuple[int, tuple[int, int]]:
+    """The first turn from ``start`` on with a misreading of its dice that makes its right play
+    illegal and at least two checkers from any legal play of the misread roll (so the referee calls
+    it illegal instead of asking): (turn index, dice as read)."""
+    from controller.referee import _checker_distance
+    from rules.plays import legal_results, nearest
+
+    for index in range(start, len(turns)):
+        _, dice, before, after = turns[index]
+        if after == before:
+            continue
+        for read in ((a, b) for a in range(1, 7) for b in range(1, 7)):
+            if sorted(read) == sorted(dice) or read[0] == read[1] or dice[0] == dice[1]:
+                continue
+            legal = legal_results(before, read)
+            close = nearest(after, legal)
+            if after not in legal and close is not None and _checker_distance(after, close) >= 2:
+                return index, read
+    raise AssertionError("no misreading found")
+
+
+def test_a_whole_game_with_misread_dice_corrected_has_the_record_of_the_game_read_right(tmp_path: Path) -> None:
+    turns = whole_game(2410)
+    right, _ = new_referee(tmp_path / "right.jsonl")
+    opening(right)
+    for turn in turns:
+        take_turn(right, turn)
+    assert right.state.phase in (match.GAME_OVER, match.MATCH_OVER), [r.event.kind for r in right.journal.records][-5:]
+    index, read = misreading(turns, 10)
+    wrong, _ = new_referee(tmp_path / "wrong.jsonl")
+    opening(wrong)
+    for number, turn in enumerate(turns):
+        take_turn(wrong, turn, read if number == index else None)
+        if number == index:
+            assert wrong.mode == ILLEGAL
+            assert wrong.correct_dice(turn[1])
+    assert render(wrong.journal, "mat") == render(right.journal, "mat")
+    assert wrong.state.score == right.state.score and wrong.state.score != (0, 0)

@@ -17,7 +17,15 @@ from controller.web import RefereeHub
 from recording.export import render
 from recording.journal import Header, Journal
 from rules.position import Position, starting_position
-from tests.controller.test_dice_correction import MISREAD, TURNS, new_referee, opening, roll_and_play
+from tests.controller.test_dice_correction import (
+    MISREAD,
+    misreading,
+    new_referee,
+    opening,
+    roll_and_play,
+    take_turn,
+    whole_game,
+)
 from tests.controller.test_referee import obs, start_game
 from tests.web_ui.conftest import PIN, LiveServer, app_config
 from tests.web_ui.test_browser import ARTIFACTS, Page, browser, wait_until  # noqa: F401  (browser: a fixture)
@@ -149,41 +157,49 @@ def test_tournament_mode_toggle_hides_the_pip_counts(tmp_path: Path, tab: Page) 
 
 
 def test_misread_dice_corrected_from_the_page(tmp_path: Path, tab: Page) -> None:
-    """Ion's 6-2 is read as 1-6, so his right play is called illegal; the director taps the dice to
-    6 and 2 on the control page and the game goes on with the record of the game read right."""
+    """A whole game in which one roll is misread, so the right play is called illegal and the game
+    stalls; the director taps the dice to their real values on the control page and the game goes
+    on to its end with the record of the same game read right."""
+    turns = whole_game(2410)
     right, _ = new_referee(tmp_path / "right.jsonl")
     opening(right)
-    for turn in range(len(TURNS)):
-        roll_and_play(right, turn, {})
+    for turn in turns:
+        take_turn(right, turn)
+    index, read = misreading(turns, 10)
+    real = turns[index][1]
     with Table(tmp_path / "table") as table:
         referee = table.referee
         opening(referee)
         page = unlock(tab, table.url)
         assert not page.locator("#dice-card").is_visible()
-        roll_and_play(referee, 0, MISREAD)
+        for turn in turns[:index]:
+            take_turn(referee, turn)
+        take_turn(referee, turns[index], read)
         page.wait_for_selector("#alert", timeout=5000)
         page.wait_for_selector("#dice-card", timeout=2000)
-        wait_until(page, "document.querySelector('#die-0').dataset.value === '1'")
-        assert page.locator("#die-1").get_attribute("data-value") == "6"
+        wait_until(page, f"document.querySelector('#die-0').dataset.value === '{read[0]}'")
+        assert page.locator("#die-1").get_attribute("data-value") == str(read[1])
         box = page.locator("#die-0").bounding_box()
         assert box is not None and box["width"] >= 44 and box["height"] >= 44  # the roll shown large
         tab.shot("dice-misread-alert")
-        for _ in range(5):  # 1 -> 6
-            page.click("#die-0")
-        for _ in range(2):  # 6 -> 1 -> 2
-            page.click("#die-1")
-        assert page.locator("#die-0").get_attribute("data-value") == "6"
-        assert page.locator("#die-1").get_attribute("data-value") == "2"
+        for die in (0, 1):
+            for _ in range((real[die] - read[die]) % 6):
+                page.click(f"#die-{die}")
+            assert page.locator(f"#die-{die}").get_attribute("data-value") == str(real[die])
         page.click("#btn-correct-dice")
         page.wait_for_selector(".toast.ok")
         page.wait_for_selector("#alert", state="detached", timeout=5000)
         assert table.kinds()[-3:] == ["IllegalPlayDetected", "DiceCorrected", "Play"]
         wait_until(page, "document.querySelector('#dice-card').hidden === true")
         tab.shot("dice-corrected")
-        for turn in range(1, len(TURNS)):
-            roll_and_play(referee, turn, {})
+        for turn in turns[index + 1:]:
+            take_turn(referee, turn)
+        assert referee.state.score == right.state.score and referee.state.score != (0, 0)
         assert render(table.journal, "mat") == render(right.journal, "mat")
-        assert "(dice corrected: read 61, really 62, by director)" in render(table.journal, "txt")
+        high, low = max(read), min(read)
+        assert f"(dice corrected: read {high}{low}, really {max(real)}{min(real)}, by director)" in render(
+            table.journal, "txt")
+        page.wait_for_selector(".phase strong", timeout=5000)  # the page shows the result
         assert tab.errors == []
 
 
