@@ -12,7 +12,7 @@ import cv2
 import pytest
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
-DICE_SETS = sorted(p.parent for p in REAL.glob("*/images/classes.txt"))
+DICE_SETS = sorted(p.parent.parent for p in REAL.glob("*/images/classes.txt"))
 MAX_SIDE = 1280
 
 
