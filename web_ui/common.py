@@ -88,7 +88,7 @@ def payload() -> dict[str, Any]:
     if request.mimetype == "application/json":
         try:
             data = request.get_json(force=False, silent=False)
-        except BadRequest:
+        except (BadRequest, RecursionError):  # RecursionError: JSON nested thousands deep
             fail(400, t("err.bad_json"))
         if not isinstance(data, dict):
             fail(400, t("err.bad_json"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 
@@ -23,6 +24,11 @@ from web_ui.common import describe, lang, live_parts, state, t
 from web_ui.i18n import COOKIE, LANGUAGES, translator
 
 bp = Blueprint("live", __name__)
+
+#: Where the language switch may send the browser back to: a path on this site.  Browsers drop
+#: tabs and line breaks from a URL ("/\t/evil.example" becomes "//evil.example", another site),
+#: so anything but these characters sends the browser to the board instead.
+SAFE_NEXT = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%=&?+-]{0,300}")
 
 
 @bp.get("/")
@@ -77,8 +83,8 @@ def set_language() -> BaseResponse:
     """The language switch: remember the choice in a cookie and go back to the page."""
     code = request.args.get("lang", "")
     target = request.args.get("next", "/")
-    if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        target = "/"
+    if not SAFE_NEXT.fullmatch(target):
+        target = "/"  # only a path of this site: no scheme, host, "//", backslash, space or control character
     response = redirect(target, 303)
     if code in LANGUAGES:
         response.set_cookie(COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
