@@ -30,7 +30,7 @@ from web_ui.common import (
 )
 from web_ui.options import VARIANTS, options_for, parse_options
 from web_ui.security import check_pin_format
-from web_ui.view import Commands, OptionValue
+from web_ui.view import CommandRefused, Commands, OptionValue
 
 bp = Blueprint("control", __name__)
 
@@ -170,7 +170,9 @@ def act(action: str) -> BaseResponse:
         handler(state().commands, data)
     except RulesError as error:
         fail(409, str(error))
-    except ValueError as error:  # CommandRefused and friends: the referee's own words
+    except CommandRefused as error:  # the referee's refusal, in the reader's words when it has a key
+        fail(409, t(error.key, str(error), **error.values) if error.key else str(error))
+    except ValueError as error:  # the referee's own words
         fail(409, str(error))
     return _done(t(f"done.{action}", t("done.generic")))
 
@@ -245,7 +247,7 @@ def page() -> str:
         "control.html",
         snap=snap,
         parts=live_parts(snap),
-        last_id=st.view.latest_event_id(),
+        last_id=st.event_id(st.view.latest_event_id()),
         pin_set=st.pins.is_set(),
         unlocked=is_unlocked(),
         csrf=csrf_token(),
