@@ -395,10 +395,14 @@ class RefereeHub:
 def start_page(port: int, records_dir: Path, *, host: str = "127.0.0.1", **hub_options: Any) -> tuple[Any, RefereeHub]:
     """Serve the companion page with waitress in a background thread; returns (server, hub)."""
     from web_ui import create_app, make_server
+    from web_ui.security import setup_code_notice
 
     hub = RefereeHub(records_dir, **hub_options)
     app = create_app(hub, hub, {"DATA_DIR": str(records_dir)})
     server = make_server(app, host=host, port=port)
+    notice = setup_code_notice(app.extensions["referee"], f"http://127.0.0.1:{server.effective_port}/")
+    if notice:
+        print(notice, flush=True)  # the console: only someone at the device sees it
     thread = threading.Thread(target=server.run, name="referee-web", daemon=True)
     thread.start()
     return server, hub

@@ -47,7 +47,11 @@ ids are ``EPOCH-N``: a page left open across a restart is brought up to date.  S
 (defaults to this device's names and addresses, plus ``REFEREE_WEB_HOSTS``); CSP and nosniff;
 bounded bodies; reading needs no PIN; every action needs the PIN or the token of a browser
 session unlocked with it (SameSite=Strict cookie), compared in constant time and rate-limited.
-The PIN is set at first start and kept hashed (scrypt) in ``DATA_DIR/web/pin.json``.
+The PIN is kept hashed (scrypt) in ``DATA_DIR/web/pin.json``: set it with ``referee pin set``
+(or the ``PIN`` setting), or, while none is set, on the control page with the one-time setup code
+the referee prints on its console (``setup_code_notice``; also in ``DATA_DIR/web/setup-code``).
+A PIN change ends every browser session unlocked before it.  Wrong PINs slow down the address
+they come from (doubling waits), never anyone else.
 """
 
 from __future__ import annotations
@@ -61,7 +65,15 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, SecurityEr
 
 from web_ui.common import ActionFailed, WebState, lang, t, wants_json
 from web_ui.i18n import LANGUAGES, js_strings, translator
-from web_ui.security import CSP, PinStore, RateLimiter, default_trusted_hosts, secret_key
+from web_ui.security import (
+    CSP,
+    PinStore,
+    RateLimiter,
+    default_trusted_hosts,
+    secret_key,
+    setup_code,
+    write_setup_code,
+)
 from web_ui.view import Commands, GameView
 
 __all__ = ["create_app", "serve"]
@@ -83,9 +95,9 @@ def create_app(game_view: GameView, commands: Commands, test_config: dict[str, A
         UNLOCK_SECONDS=8 * 3600,
         PIN=None,  # a PIN to set on first start (else the page asks for one)
         PIN_COST=2**14,  # scrypt cost
-        RATE_PER_CLIENT=5,
-        RATE_OVERALL=20,
-        RATE_WINDOW=60.0,
+        RATE_FREE_TRIES=5,  # wrong PINs from one address before it must wait
+        RATE_BASE_SECONDS=2.0,  # its first wait; each further wrong PIN doubles it
+        RATE_LONGEST_SECONDS=900.0,
         SSE_HEARTBEAT=15.0,
         SSE_MAX_SECONDS=300.0,
         SSE_RETRY_MS=1000,
@@ -101,9 +113,14 @@ def create_app(game_view: GameView, commands: Commands, test_config: dict[str, A
     pins = PinStore(data_dir / "web" / "pin.json", int(app.config["PIN_COST"]))
     if app.config["PIN"] and not pins.is_set():
         pins.set(str(app.config["PIN"]))
-    limiter = RateLimiter(int(app.config["RATE_PER_CLIENT"]), int(app.config["RATE_OVERALL"]),
-                          float(app.config["RATE_WINDOW"]))
+    limiter = RateLimiter(int(app.config["RATE_FREE_TRIES"]), float(app.config["RATE_BASE_SECONDS"]),
+                          float(app.config["RATE_LONGEST_SECONDS"]))
     app.extensions["referee"] = WebState(game_view, commands, pins, limiter, int(app.config["SSE_MAX_STREAMS"]))
+    if not pins.is_set():
+        # Nobody may choose the PIN from the network without this code, shown on the console.
+        code = setup_code()
+        app.extensions["referee"].setup_code = code
+        write_setup_code(data_dir / "web" / "setup-code", code)
 
     from web_ui import calibration, control, live, records
 

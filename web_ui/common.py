@@ -28,6 +28,7 @@ class WebState:
     pins: PinStore
     limiter: RateLimiter
     max_streams: int
+    setup_code: str = ""  # while no PIN is set: the one-time code that lets a visitor choose it
     streams: int = 0
     #: This run of the server: event ids are ``EPOCH-N``, so a page left open across a restart
     #: (whose ids belong to the old run) is recognised and brought up to date.
@@ -110,8 +111,11 @@ def check_origin() -> None:
 
 
 def is_unlocked() -> bool:
+    """A browser session unlocked with the PIN, not expired, and the PIN not changed since."""
     until = session.get("until", 0)
-    return bool(session.get("csrf")) and isinstance(until, (int, float)) and until > time.time()
+    if not (session.get("csrf") and isinstance(until, (int, float)) and until > time.time()):
+        return False
+    return hmac.compare_digest(str(session.get("pin_gen", "")), state().pins.generation())
 
 
 def csrf_token() -> str:
@@ -122,6 +126,7 @@ def unlock_session() -> str:
     token = secrets.token_urlsafe(24)
     session.clear()
     session["csrf"] = token
+    session["pin_gen"] = state().pins.generation()
     session["until"] = time.time() + float(current_app.config["UNLOCK_SECONDS"])
     return token
 
@@ -138,6 +143,7 @@ def check_pin_or_fail(pin: object) -> None:
     if not st.pins.check(pin):
         st.limiter.failed(client_id())
         fail(403, t("err.wrong_pin"))
+    st.limiter.succeeded(client_id())
 
 
 def authorise(data: dict[str, Any]) -> None:

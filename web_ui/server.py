@@ -185,7 +185,7 @@ class EventsHandler(RequestHandler):
         lifetime = float(app.config["SSE_MAX_SECONDS"])
         try:
             await asyncio.wait_for(asyncio.shield(viewer.done), lifetime)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         fanout.drop(viewer)
         if not self._finished:

@@ -35,9 +35,14 @@ class Referee:
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.webref.table", str(data), str(port)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         assert self.proc.stdout is not None
+        self.console: list[str] = []  # what the referee printed before it was ready
         line = self.proc.stdout.readline()
-        assert line.startswith("ready "), line
+        while line and not line.startswith("ready "):
+            self.console.append(line.strip())
+            line = self.proc.stdout.readline()
+        assert line.startswith("ready "), self.console
         self.port = int(line.split()[1])
+        self.data = data
         self.url = f"http://127.0.0.1:{self.port}"
 
     def __call__(self, command: str) -> None:
@@ -198,3 +203,36 @@ def test_language_switch_never_takes_chromium_off_the_site(referee: Referee, tab
     assert "Доска" in tab.page.locator("nav").inner_text()
     response = urllib.request.urlopen(referee.url + "/lang?lang=ru&next=%2Fx%0D%0ALocation:%20http://evil")
     assert response.status == 200 and response.url == referee.url + "/"
+
+
+def test_first_pin_needs_the_console_code_and_a_pin_change_ends_the_session(referee: Referee, tab: Page) -> None:
+    notice = next(line for line in referee.console if "setup code" in line)
+    code = notice.rsplit(" ", 1)[-1]
+    page = tab.page
+    page.goto(referee.url + "/control")
+    page.fill("#setup-code", "0" * 8 if code != "0" * 8 else "1" * 8)
+    page.fill("input[name=new_pin]", "2580")
+    page.fill("input[name=new_pin2]", "2580")
+    page.click("#setup-pin button[type=submit]")
+    page.wait_for_selector(".toast.error")
+    assert "Wrong setup code" in page.locator("#toast").inner_text()
+    page.fill("#setup-code", code)
+    page.click("#setup-pin button[type=submit]")
+    page.wait_for_selector("#btn-pause", timeout=10000)  # unlocked: the director's buttons
+    tab.shot("real-referee-pin-set")
+    # the operator changes the PIN on the device: the browser's session ends
+    changed = subprocess.run([sys.executable, "-m", "controller.cli", "pin", "set", "--data-dir", str(referee.data),
+                              "--stdin"], input="9753\n", capture_output=True, text=True, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert changed.returncode == 0, changed.stderr
+    page.click("#btn-pause")
+    page.wait_for_selector(".toast.error")
+    assert "This action needs the PIN." in page.locator("#toast").inner_text()
+    page.reload()
+    page.fill("#pin", "2580")
+    page.click("#unlock-button")
+    page.wait_for_selector(".toast.error")
+    assert "Wrong PIN." in page.locator("#toast").inner_text()
+    page.fill("#pin", "9753")
+    page.click("#unlock-button")
+    page.wait_for_selector("#btn-pause", timeout=10000)
