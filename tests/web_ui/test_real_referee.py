@@ -236,3 +236,24 @@ def test_first_pin_needs_the_console_code_and_a_pin_change_ends_the_session(refe
     page.fill("#pin", "9753")
     page.click("#unlock-button")
     page.wait_for_selector("#btn-pause", timeout=10000)
+
+
+def test_records_page_lists_the_referees_matches(referee: Referee, tab: Page) -> None:
+    from tests.web_ui.test_records_list import _journals
+
+    referee("start 3 1")
+    referee("play 8/5 6/5")
+    _journals(referee.data / "club")  # journals written beside it: a nardy match among them
+    for path in (referee.data / "club").iterdir():
+        path.rename(referee.data / f"old-{path.name}")
+    page = tab.page
+    page.goto(referee.url + "/records")
+    rows = page.locator("table.records tbody tr")
+    texts = rows.all_inner_texts()
+    assert any("Ana – Ion" in t and "Backgammon" in t for t in texts)
+    nardy = next(t for t in texts if "Aziz – Olga" in t)
+    assert "Long nardy" in nardy and "mat" not in nardy.split() and "sgf" not in nardy.split()
+    for href in page.eval_on_selector_all("table.records a", "els => els.map(e => e.getAttribute('href'))"):
+        assert page.request.get(referee.url + href).status == 200, href
+    tab.shot("real-referee-records")
+    assert tab.errors == []
