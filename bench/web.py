@@ -43,7 +43,7 @@ class Server:
     def __init__(self, data: Path) -> None:
         from tests.webref.table import RealTable
 
-        self.table = RealTable(data, players=("Ana", "Ion"))
+        self.table = RealTable(data, players=("Ana", "Ion"), pin="2468")
         self.hub = self.table.hub
         self.app = None
         self.port = self.table.port

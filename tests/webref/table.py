@@ -44,9 +44,13 @@ class RealTable:
     """One backgammon match (light = player 0 at the bottom) refereed by the real referee."""
 
     def __init__(self, data_dir: Path, players: tuple[str, str] = ("Ana", "Ion"), *, port: int = 0,
-                 match_length: int = 5, name: str = "match", serve: bool = True) -> None:
+                 match_length: int = 5, name: str = "match", serve: bool = True, pin: str = "") -> None:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        if pin:  # as `referee pin set` does before the referee starts
+            from web_ui.security import PinStore
+
+            PinStore(self.data_dir / "web" / "pin.json").set(pin)
         self.server: Any = None
         if serve:
             self.server, self.hub = start_page(port, self.data_dir)
@@ -103,6 +107,8 @@ class RealTable:
         """A legal play of the current roll chosen by ``rng`` (the notation)."""
         position, light = self._view()
         dice = "".join(str(d) for d in (self.referee.state.dice or ()))
+        if not dice:  # the roll could not be played: the referee passed the turn itself
+            return ""
         results = sorted(legal_results(position, dice).items(), key=lambda item: item[1].notation())
         result, found = results[rng.randrange(len(results))]
         self.show(result, light)
