@@ -79,6 +79,37 @@ REASON_CODES = (
 )
 
 
+#: The referee's refusals of a page action -> translation keys (the page shows them in the
+#: reader's language; anything not listed is shown in the referee's own words).
+REFUSAL_KEYS = (
+    ("there is no illegal play to accept", "refuse.no_illegal"),
+    ("an illegal play must be corrected", "refuse.must_correct"),
+    ("there is no question to answer", "refuse.no_question"),
+    ("a correction is taken only while a play is being judged", "refuse.no_correction"),
+    ("not a legal play either", "refuse.not_legal_either"),
+    ("the cube is dead", "refuse.cube_dead"),
+    ("may double only on their own turn", "refuse.double_when"),
+    ("no doubling in the Crawford game", "refuse.crawford"),
+    ("does not own the cube", "refuse.not_cube_owner"),
+    ("there is no doubling cube", "refuse.no_cube"),
+    ("there is no double to", "refuse.no_double"),
+    ("an illegal play is pending", "refuse.illegal_pending"),
+    ("the match is over", "refuse.match_over"),
+    ("the game is over", "refuse.game_over"),
+    ("a double is pending", "refuse.double_pending"),
+    ("has rolled and must play first", "refuse.must_play"),
+    ("set up the starting position", "refuse.set_up_start"),
+    ("the board differs from the record", "refuse.board_differs"),
+)
+
+
+def refusal_key(message: str) -> str:
+    for words, key in REFUSAL_KEYS:
+        if words in message:
+            return key
+    return ""
+
+
 def reason_code(reason: str) -> str:
     for words, code in REASON_CODES:
         if words in reason:
@@ -122,7 +153,7 @@ class RefereeHub:
         """A referee announcement becomes a page event (the Signals listener)."""
         names = {"rolled": "roll", "illegal": "alert", "answered": "confirmed"}
         safe = {k: (v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v))
-                for k, v in data.items() if k != "points"}
+                for k, v in data.items() if not (k == "points" and isinstance(v, dict))}  # marks go to the LEDs
         if kind in ("illegal", "question", "mismatch") and isinstance(data.get("reason"), str):
             safe["code"] = reason_code(data["reason"])
         # The event keeps its own time and the names of the game it belongs to: a line replayed
@@ -331,7 +362,7 @@ class RefereeHub:
     def _check(self, ok: bool) -> None:
         if not ok:
             message = self._need().message
-            raise CommandRefused(message or "not possible now", "" if message else "refuse.not_now")
+            raise CommandRefused(message or "not possible now", refusal_key(message) if message else "refuse.not_now")
 
     def new_game(self, variant: str, players: tuple[str, str], match_length: int,
                  options: Mapping[str, Any]) -> None:

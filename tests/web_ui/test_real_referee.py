@@ -25,14 +25,16 @@ from tests.web_ui.test_browser import ARTIFACTS, Page, browser, wait_until  # no
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
+PIN = "4826"
 
 
 class Referee:
     """``tests.webref.table`` in a subprocess, one command a line."""
 
-    def __init__(self, data: Path, port: int = 0) -> None:
+    def __init__(self, data: Path, port: int = 0, pin: str = "") -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.webref.table", str(data), str(port)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.webref.table", str(data), str(port)]
+                                     + ([pin] if pin else []),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         assert self.proc.stdout is not None
         self.console: list[str] = []  # what the referee printed before it was ready
@@ -110,21 +112,57 @@ def test_the_log_keeps_the_move_its_names_and_times(referee: Referee, tab: Page)
     assert tab.errors == []
 
 
-def test_russian_page_shows_no_english_from_the_referee(referee: Referee, browser: Any) -> None:  # noqa: F811
-    referee("start 6 2")
-    referee("play 13/7 8/6")
+def _act(page: Any, action: str) -> tuple[int, Any]:
+    """The action as the page's script sends it (the browser's own language and cookies)."""
+    return tuple(page.evaluate(  # type: ignore[return-value]
+        """async ([action, pin]) => {
+            const r = await fetch('/api/' + action, {method: 'POST', headers: {'X-Referee-Pin': pin, 'Accept': 'application/json'}});
+            return [r.status, await r.json()];
+        }""", [action, PIN]))
+
+
+def test_russian_page_shows_no_english_from_the_referee(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    referee = Referee(tmp_path / "data", pin=PIN)
     tab = Page(browser, locale="ru-RU")
     try:
+        referee("start 6 2")
+        referee("play 13/7 8/6")
         page = tab.open(referee.url + "/")
         wait_until(page, "document.querySelectorAll('#log li').length >= 2")
         log = page.locator("#log").inner_text()
         assert "Первый бросок 6-2: начинает Ana" in log and "played" not in log
         devices = page.locator(".devices").inner_text()
         assert "нет контроллера светодиодов" in devices and "no LED controller" not in devices
+        # a refusal of the referee, in the reader's language
+        status, body = _act(page, "take")
+        assert status == 409 and body["error"] == "Удвоение не предлагалось."
+        # the cube in the move list
+        for action in ("double", "take"):
+            status, body = _act(page, action)
+            assert status == 200, body
+        wait_until(page, "document.querySelector('#movelist')?.textContent.includes('Принимает')")
+        moves = page.locator("#movelist").inner_text()
+        assert "Удваивает" in moves and "Doubles" not in moves and "Takes" not in moves
+        # an illegal play: the alert's reason in Russian
+        referee("roll 4 2")
+        referee("misplay 13/10 6/5")  # a 3 and a 1 with 4-2
+        page.wait_for_selector("#alert", timeout=5000)
+        alert = page.locator("#alert").inner_text()
+        assert "cannot move" not in alert and "Шашка" in alert, alert
+        tab.shot("real-referee-ru-alert")
+        referee("play 24/20 24/22")  # corrected on the board
+        page.wait_for_selector("#alert", state="detached", timeout=5000)
+        # the game to its end: the result and the log line with the points, in Russian
+        referee("finish 7")
+        wait_until(page, "document.querySelector('#phase')?.textContent.includes('выигрывает')")
+        phase = page.locator("#phase").inner_text()
+        assert "wins" not in phase and re.search(r"выигрывает \d", phase), phase
+        wait_until(page, "[...document.querySelectorAll('#log li')].some(li => /выигрывает \\d/.test(li.textContent))")
         tab.shot("real-referee-ru")
-        assert tab.errors == []
+        assert [e for e in tab.errors if "409" not in e] == []
     finally:
         tab.close()
+        referee.stop()
 
 
 def _sse_viewer(port: int, got: list[bytes], ready: threading.Event, stop: threading.Event) -> None:

@@ -114,6 +114,30 @@ class RealTable:
         self.show(result, light)
         return found.notation()
 
+    def misplay(self, notation: str) -> None:
+        """The player on roll moves as ``notation`` says, legal or not (read twice: an alert)."""
+        from web_ui.demo_view import apply_notation
+
+        position, light = self._view()
+        self.show(apply_notation(position, notation), light)
+
+    def finish(self, seed: int, limit: int = 600) -> None:
+        """Both players roll seeded dice and play seeded legal plays until the game ends."""
+        from rules import match as rules_match
+
+        rng = random.Random(seed)
+        for _ in range(limit):
+            state = self.referee.state
+            if state.phase in (rules_match.GAME_OVER, rules_match.MATCH_OVER):
+                return
+            if state.phase == rules_match.PLAY:
+                self.play_any(rng)
+            elif state.phase == rules_match.ROLL:
+                self.roll(rng.randint(1, 6), rng.randint(1, 6))  # no legal play: the referee passes the turn
+            else:
+                raise ValueError(f"the game is waiting for something else: {state.phase} {self.referee.message}")
+        raise ValueError(f"the game did not end in {limit} turns")
+
     def close(self) -> None:
         if self.server is not None:
             self.server.close()
@@ -121,7 +145,7 @@ class RealTable:
 
 def main(argv: list[str]) -> int:
     data_dir, port = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 0
-    table = RealTable(data_dir, port=port)
+    table = RealTable(data_dir, port=port, pin=argv[2] if len(argv) > 2 else "")
     print(f"ready {table.port}", flush=True)
     for line in sys.stdin:
         words = line.split()
@@ -135,6 +159,10 @@ def main(argv: list[str]) -> int:
                 table.roll(int(rest[0]), int(rest[1]))
             elif command == "play":
                 table.play(" ".join(rest))
+            elif command == "misplay":
+                table.misplay(" ".join(rest))
+            elif command == "finish":
+                table.finish(int(rest[0]))
             elif command == "new_match":
                 table.new_match((rest[0], rest[1]), name=rest[2] if len(rest) > 2 else "match2")
             elif command == "quit":
