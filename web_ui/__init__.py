@@ -57,6 +57,7 @@ they come from (doubling waits), never anyone else.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,7 @@ from web_ui.security import (
     default_trusted_hosts,
     secret_key,
     setup_code,
+    setup_code_notice,
     write_setup_code,
 )
 from web_ui.view import Commands, GameView
@@ -183,7 +185,11 @@ def serve(app: Flask, host: str = "0.0.0.0", port: int = 8080, threads: int = 8)
     """Serve ``app`` on the page's own event-driven server (never the debug server); blocks."""
     if host not in ("0.0.0.0", "::", "") and host not in app.config["TRUSTED_HOSTS"]:
         app.config["TRUSTED_HOSTS"] = [*app.config["TRUSTED_HOSTS"], host]
-    make_server(app, host, port, threads).run()
+    server = make_server(app, host, port, threads)
+    notice = setup_code_notice(app.extensions["referee"], f"http://127.0.0.1:{server.effective_port}/")
+    if notice:
+        print(notice, file=sys.stderr, flush=True)  # the console: only someone at the device sees it
+    server.run()
 
 
 def make_server(app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 8) -> Any:

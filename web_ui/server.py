@@ -216,6 +216,9 @@ class PageServer:
         state(app).max_streams = int(app.config.get("SSE_MAX_STREAMS", MAX_VIEWERS))
 
     def run(self) -> None:
+        # Tornado logs every 4xx answer (a wrong PIN, a refused action) as a warning: the page
+        # answers those itself; only server errors reach the console.
+        logging.getLogger("tornado.access").setLevel(logging.ERROR)
         asyncio.run(self._main())
 
     async def _main(self) -> None:
