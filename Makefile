@@ -38,7 +38,7 @@ lint: venv
 typecheck: venv
 	.venv/bin/mypy --strict rules recording
 
-firmware: apt
+firmware: setup
 	$(MAKE) -C hardware/firmware test PYTHON=$(abspath $(PY))
 
 # The page's tests (browser ones included) run in their own process, which never imports OpenCV:

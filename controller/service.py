@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import tomllib
@@ -344,6 +345,11 @@ class Service:
         app = create_app(self.hub, self.hub, {"DATA_DIR": str(self.data_dir), "PIN": self.settings.pin or None})
         server = make_server(app, host=self.settings.host, port=self.settings.port)
         threading.Thread(target=server.run, name="referee-web", daemon=True).start()
+        from web_ui.security import setup_code_notice
+
+        notice = setup_code_notice(app.extensions["referee"], f"http://{self.settings.host}:{self.settings.port}/")
+        if notice:
+            print(notice, file=sys.stderr, flush=True)  # the console / journald: only the operator sees it
         sd_notify("READY=1")
         log.info("referee running; page on port %s", self.settings.port)
         try:

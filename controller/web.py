@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -67,7 +68,49 @@ REASON_CODES = (
     ("bar must enter first", "bar_first"),
     ("before all checkers are home", "bear_off_early"),
     ("cannot move", "wrong_distance"),
+    ("may only bear off", "home_moves"),
+    ("needs the exact number", "exact_bear_off"),
+    ("only from the highest occupied point", "highest_point"),
+    ("first turn, strict rule", "first_turn_strict"),
+    ("do not match the roll", "cascade_order"),
+    ("not a possible position", "impossible_reading"),
+    ("reading is uncertain", "uncertain_reading"),
+    ("one checker differs", "one_checker_differs"),
 )
+
+
+#: The referee's refusals of a page action -> translation keys (the page shows them in the
+#: reader's language; anything not listed is shown in the referee's own words).
+REFUSAL_KEYS = (
+    ("there is no illegal play to accept", "refuse.no_illegal"),
+    ("an illegal play must be corrected", "refuse.must_correct"),
+    ("there is no question to answer", "refuse.no_question"),
+    ("a correction is taken only while a play is being judged", "refuse.no_correction"),
+    ("the dice can be corrected only while the roll is being played", "refuse.dice_when"),
+    ("each die shows 1 to 6", "refuse.dice_range"),
+    ("the roll is already recorded as", "refuse.dice_same"),
+    ("not a legal play either", "refuse.not_legal_either"),
+    ("the cube is dead", "refuse.cube_dead"),
+    ("may double only on their own turn", "refuse.double_when"),
+    ("no doubling in the Crawford game", "refuse.crawford"),
+    ("does not own the cube", "refuse.not_cube_owner"),
+    ("there is no doubling cube", "refuse.no_cube"),
+    ("there is no double to", "refuse.no_double"),
+    ("an illegal play is pending", "refuse.illegal_pending"),
+    ("the match is over", "refuse.match_over"),
+    ("the game is over", "refuse.game_over"),
+    ("a double is pending", "refuse.double_pending"),
+    ("has rolled and must play first", "refuse.must_play"),
+    ("set up the starting position", "refuse.set_up_start"),
+    ("the board differs from the record", "refuse.board_differs"),
+)
+
+
+def refusal_key(message: str) -> str:
+    for words, key in REFUSAL_KEYS:
+        if words in message:
+            return key
+    return ""
 
 
 def reason_code(reason: str) -> str:
@@ -84,13 +127,15 @@ STALE_FRAME_S = 10.0
 def camera_health(health: Mapping[str, Any]) -> Health:
     """The camera's line on the page from the table's health figures: never "ok" on a stale frame."""
     age = health.get("last_frame_age_s")
+    fps = health.get("fps", 0)
     if not health.get("camera_ok", True):
-        return Health("error", "camera lost: game paused")
+        return Health("error", "camera lost: game paused", "devd.camera_lost")
     if age is None:
-        return Health("warn", "no frame yet")
+        return Health("warn", "no frame yet", "devd.no_frame")
     if age > STALE_FRAME_S:
-        return Health("error", f"no new frame for {age:.0f} s: the camera has stopped")
-    return Health("ok", f"{health.get('fps', 0)} fps")
+        return Health("error", f"no new frame for {age:.0f} s: the camera has stopped", "devd.stale",
+                      (("age", f"{age:.0f}"),))
+    return Health("ok", f"{fps} fps", "devd.fps", (("fps", fps),))
 
 
 class RefereeHub:
@@ -129,7 +174,14 @@ class RefereeHub:
         """A referee announcement becomes a page event (the Signals listener)."""
         names = {"rolled": "roll", "illegal": "alert", "answered": "confirmed"}
         safe = {k: (v if isinstance(v, (str, int, float, bool, type(None), list)) else str(v))
-                for k, v in data.items() if k != "points"}
+                for k, v in data.items() if not (k == "points" and isinstance(v, dict))}  # marks go to the LEDs
+        if kind in ("illegal", "question", "mismatch") and isinstance(data.get("reason"), str):
+            safe["code"] = reason_code(data["reason"])
+        # The event keeps its own time and the names of the game it belongs to: a line replayed
+        # later must not take the time it reached the browser or the next game's players.
+        safe["at"] = round(time.time(), 3)
+        if self._referee is not None:
+            safe["names"] = list(self._referee.journal.header.players)
         with self._cond:
             self._events.append((self._next_id, names.get(kind, kind), safe))
             self._next_id += 1
@@ -184,12 +236,14 @@ class RefereeHub:
                               can_accept=referee.options.get("illegal_play") == "opponent_may_accept",
                               read=pending.observed)
             elif referee.mode == QUESTION:
-                question = Question(pending.reason, pending.observed, marks)
-        result = ""
+                question = Question(pending.reason, pending.observed, marks, code=reason_code(pending.reason))
+        result, result_key, result_values = "", "", ()
         if state.phase in (match.GAME_OVER, match.MATCH_OVER) and state.last_result is not None:
             last = state.last_result
             who = journal.header.players[last.winner] if last.winner is not None else "nobody"
             result = f"{who} wins {last.points:g} ({last.result})" if last.winner is not None else "a draw"
+            result_key = "result.wins" if last.winner is not None else "result.a_draw"
+            result_values = (("name", who), ("points", f"{last.points:g}"), ("kind", last.result))
         score = tuple(int(s) if float(s).is_integer() else s for s in state.score)
         void_roll = ""
         if state.phase in (match.OPENING, match.ROLL, match.GAME_OVER) and referee.mode != PAUSED:
@@ -215,6 +269,8 @@ class RefereeHub:
             moves=self._moves(referee),
             phase=phase,
             result=result,
+            result_key=result_key,
+            result_values=result_values,  # type: ignore[arg-type]
             alert=alert,
             question=question,
             status=self._status(),
@@ -230,7 +286,7 @@ class RefereeHub:
         for record in referee.journal.records[-400:]:
             event = record.event
             if isinstance(event, match.Roll):
-                dice[event.player] = f"{event.dice[0]}{event.dice[1]}"
+                dice[event.player] = f"{max(event.dice)}{min(event.dice)}"  # the higher die first, as gnubg writes it
             elif isinstance(event, match.OpeningRoll):
                 high, low = max(event.die0, event.die1), min(event.die0, event.die1)
                 dice[0 if event.die0 > event.die1 else 1] = f"{high}{low}"
@@ -238,48 +294,53 @@ class RefereeHub:
                 from rules.steps import Play
 
                 text = Play(event.steps).notation() if event.steps else "(no play)"
-                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), text))
+                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), text,
+                                       "" if event.steps else "move.no_play"))
             elif isinstance(event, match.CascadePlay):  # gul bara: the opponent's part of a cascade
                 from rules.steps import Play
 
                 text = Play(event.steps).notation() if event.steps else "(no play)"
-                moves.append(MoveEntry(event.player, "", f"(cascade) {text}"))
+                moves.append(MoveEntry(event.player, "", text, "move.cascade"))
             elif isinstance(event, match.IllegalPlayAccepted):
                 accepted = "(illegal, accepted by rolling)" if event.how == "roll" else "(illegal, accepted)"
-                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), accepted))
+                moves.append(MoveEntry(event.player, dice.pop(event.player, ""), accepted,
+                                       "move.accepted_roll" if event.how == "roll" else "move.accepted"))
             elif isinstance(event, match.Double):
-                moves.append(MoveEntry(event.player, "", "Doubles"))
+                moves.append(MoveEntry(event.player, "", "Doubles", "move.doubles"))
             elif isinstance(event, match.Take):
-                moves.append(MoveEntry(event.player, "", "Takes"))
+                moves.append(MoveEntry(event.player, "", "Takes", "move.takes"))
             elif isinstance(event, match.Drop):
-                moves.append(MoveEntry(event.player, "", "Drops"))
+                moves.append(MoveEntry(event.player, "", "Drops", "move.drops"))
         return tuple(moves)
 
     def _status(self) -> DeviceStatus:
         table = self.table
         camera_ok, camera_detail = self._camera_status() if self._camera_status is not None else (True, "")
         if not camera_ok:
-            camera = Health("error", camera_detail or "camera lost: game paused")
+            camera = Health("error", camera_detail or "camera lost: game paused", "" if camera_detail else "devd.camera_lost")
         elif table is None:
-            camera = Health("warn", "not calibrated: open the calibration page") if self._referee else Health("off", "no game")
+            camera = (Health("warn", "not calibrated: open the calibration page", "devd.not_calibrated") if self._referee
+                      else Health("off", "no game", "devd.no_game"))
         else:
             import time
 
             camera = camera_health(table.health.to_json(time.monotonic()))
-        leds = Health("off", "no LED controller")
+        leds = Health("off", "no LED controller", "devd.no_leds")
         if self._leds_status is not None:
             try:
                 info = self._leds_status()
                 connected = info.get("connected")
-                leds = Health("ok" if connected else "warn", "connected" if connected else "unreachable: GPIO fallback")
+                leds = Health("ok" if connected else "warn", "connected" if connected else "unreachable: GPIO fallback",
+                              "devd.leds_ok" if connected else "devd.leds_gpio")
             except Exception as error:  # status must never break the page
                 leds = Health("warn", str(error))
-        journal = Health("ok", "recording") if self.referee is not None else Health("off", "")
+        journal = Health("ok", "recording", "devd.recording") if self.referee is not None else Health("off", "")
         try:
             free = shutil.disk_usage(self.records_dir).free
-            disk = Health("ok" if free > 200e6 else "warn", f"{free / 1e9:.1f} GB free")
+            disk = Health("ok" if free > 200e6 else "warn", f"{free / 1e9:.1f} GB free", "devd.disk_free",
+                          (("gb", f"{free / 1e9:.1f}"),))
         except OSError:
-            disk = Health("warn", "unknown")
+            disk = Health("warn", "unknown", "devd.unknown")
         return DeviceStatus(camera=camera, leds=leds, journal=journal, disk=disk)
 
     def camera_jpeg(self) -> bytes | None:
@@ -320,12 +381,13 @@ class RefereeHub:
     def _need(self) -> Referee:
         referee = self.referee
         if referee is None:
-            raise CommandRefused("no game is running")
+            raise CommandRefused("no game is running", "refuse.no_game")
         return referee
 
     def _check(self, ok: bool) -> None:
         if not ok:
-            raise CommandRefused(self._need().message or "not possible now")
+            message = self._need().message
+            raise CommandRefused(message or "not possible now", refusal_key(message) if message else "refuse.not_now")
 
     @property
     def can_start_games(self) -> bool:
@@ -340,7 +402,8 @@ class RefereeHub:
     def new_game(self, variant: str, players: tuple[str, str], match_length: int,
                  options: Mapping[str, Any]) -> None:
         if self._new_game is None:
-            raise CommandRefused("the demo plays its built-in games; start `referee run` for your own")
+            raise CommandRefused("the demo plays its built-in games; start `referee run` for your own",
+                                 "refuse.demo_new_game")
         self._new_game(variant, players, match_length, options)
 
     def accept_illegal(self) -> None:
@@ -358,7 +421,7 @@ class RefereeHub:
     def _turn(self) -> int:
         turn = self._need().state.turn
         if turn is None:
-            raise CommandRefused("nobody is on roll yet")
+            raise CommandRefused("nobody is on roll yet", "refuse.nobody_on_roll")
         return turn
 
     def double(self) -> None:
@@ -390,7 +453,7 @@ class RefereeHub:
 
     def _calibrate(self, what: str, *args: Any) -> None:
         if self._calibration is None:
-            raise CommandRefused("calibration is fixed in the demo (its camera is synthetic)")
+            raise CommandRefused("calibration is fixed in the demo (its camera is synthetic)", "refuse.demo_calibration")
         self._calibration(what, *args)
         self.publish("calibration", {"what": what})
 
@@ -398,10 +461,14 @@ class RefereeHub:
 def start_page(port: int, records_dir: Path, *, host: str = "127.0.0.1", **hub_options: Any) -> tuple[Any, RefereeHub]:
     """Serve the companion page with waitress in a background thread; returns (server, hub)."""
     from web_ui import create_app, make_server
+    from web_ui.security import setup_code_notice
 
     hub = RefereeHub(records_dir, **hub_options)
     app = create_app(hub, hub, {"DATA_DIR": str(records_dir)})
     server = make_server(app, host=host, port=port)
+    notice = setup_code_notice(app.extensions["referee"], f"http://127.0.0.1:{server.effective_port}/")
+    if notice:
+        print(notice, flush=True)  # the console: only someone at the device sees it
     thread = threading.Thread(target=server.run, name="referee-web", daemon=True)
     thread.start()
     return server, hub

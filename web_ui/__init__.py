@@ -40,19 +40,25 @@ The page checks the PIN before it calls any of them.
 
 ``web_ui.demo_view.DemoGame`` implements both for tests and ``python -m web_ui``.
 
-Serving: :func:`serve` (waitress, never the debug server; blocks) or :func:`make_server` (a
-waitress server to run in a thread).  Each open live page holds one waitress thread, so
-``SSE_MAX_STREAMS`` is set a few below ``threads``; viewers beyond it get the current state and
-come back every few seconds.  Security: ``TRUSTED_HOSTS``
+Serving: :func:`serve` (blocks) or :func:`make_server` (to run in a thread), both the page's own
+event-driven server (:mod:`web_ui.server`, Tornado): a live viewer holds no thread, so a club's
+projector, the players' phones and a hundred spectators are served at once (``SSE_MAX_STREAMS``,
+default 1000; viewers beyond it get the current state and come back every few seconds).  Event
+ids are ``EPOCH-N``: a page left open across a restart is brought up to date.  Security: ``TRUSTED_HOSTS``
 (defaults to this device's names and addresses, plus ``REFEREE_WEB_HOSTS``); CSP and nosniff;
 bounded bodies; reading needs no PIN; every action needs the PIN or the token of a browser
 session unlocked with it (SameSite=Strict cookie), compared in constant time and rate-limited.
-The PIN is set at first start and kept hashed (scrypt) in ``DATA_DIR/web/pin.json``.
+The PIN is kept hashed (scrypt) in ``DATA_DIR/web/pin.json``: set it with ``referee pin set``
+(or the ``PIN`` setting), or, while none is set, on the control page with the one-time setup code
+the referee prints on its console (``setup_code_notice``; also in ``DATA_DIR/web/setup-code``).
+A PIN change ends every browser session unlocked before it.  Wrong PINs slow down the address
+they come from (doubling waits), never anyone else.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +67,16 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, SecurityEr
 
 from web_ui.common import ActionFailed, WebState, lang, t, wants_json
 from web_ui.i18n import LANGUAGES, js_strings, translator
-from web_ui.security import CSP, PinStore, RateLimiter, default_trusted_hosts, secret_key
+from web_ui.security import (
+    CSP,
+    PinStore,
+    RateLimiter,
+    default_trusted_hosts,
+    secret_key,
+    setup_code,
+    setup_code_notice,
+    write_setup_code,
+)
 from web_ui.view import Commands, GameView
 
 __all__ = ["create_app", "serve"]
@@ -83,13 +98,13 @@ def create_app(game_view: GameView, commands: Commands, test_config: dict[str, A
         UNLOCK_SECONDS=8 * 3600,
         PIN=None,  # a PIN to set on first start (else the page asks for one)
         PIN_COST=2**14,  # scrypt cost
-        RATE_PER_CLIENT=5,
-        RATE_OVERALL=20,
-        RATE_WINDOW=60.0,
+        RATE_FREE_TRIES=5,  # wrong PINs from one address before it must wait
+        RATE_BASE_SECONDS=2.0,  # its first wait; each further wrong PIN doubles it
+        RATE_LONGEST_SECONDS=900.0,
         SSE_HEARTBEAT=15.0,
         SSE_MAX_SECONDS=300.0,
         SSE_RETRY_MS=1000,
-        SSE_MAX_STREAMS=40,
+        SSE_MAX_STREAMS=1000,
         SEND_FILE_MAX_AGE_DEFAULT=300,
     )
     app.config.update(config)
@@ -101,9 +116,14 @@ def create_app(game_view: GameView, commands: Commands, test_config: dict[str, A
     pins = PinStore(data_dir / "web" / "pin.json", int(app.config["PIN_COST"]))
     if app.config["PIN"] and not pins.is_set():
         pins.set(str(app.config["PIN"]))
-    limiter = RateLimiter(int(app.config["RATE_PER_CLIENT"]), int(app.config["RATE_OVERALL"]),
-                          float(app.config["RATE_WINDOW"]))
+    limiter = RateLimiter(int(app.config["RATE_FREE_TRIES"]), float(app.config["RATE_BASE_SECONDS"]),
+                          float(app.config["RATE_LONGEST_SECONDS"]))
     app.extensions["referee"] = WebState(game_view, commands, pins, limiter, int(app.config["SSE_MAX_STREAMS"]))
+    if not pins.is_set():
+        # Nobody may choose the PIN from the network without this code, shown on the console.
+        code = setup_code()
+        app.extensions["referee"].setup_code = code
+        write_setup_code(data_dir / "web" / "setup-code", code)
 
     from web_ui import calibration, control, live, records
 
@@ -162,27 +182,21 @@ def create_app(game_view: GameView, commands: Commands, test_config: dict[str, A
     return app
 
 
-def serve(app: Flask, host: str = "0.0.0.0", port: int = 8080, threads: int = 64, **options: Any) -> None:
-    """Serve ``app`` with waitress (never the debug server); blocks.
-
-    Each open live page holds one of ``threads`` while it listens for events, so the app is told
-    to keep a few threads free for actions (``SSE_MAX_STREAMS``).
-    """
-    from waitress import serve as waitress_serve
-
-    app.config["SSE_MAX_STREAMS"] = max(1, threads - 6)
-    app.extensions["referee"].max_streams = app.config["SSE_MAX_STREAMS"]
+def serve(app: Flask, host: str = "0.0.0.0", port: int = 8080, threads: int = 8) -> None:
+    """Serve ``app`` on the page's own event-driven server (never the debug server); blocks."""
     if host not in ("0.0.0.0", "::", "") and host not in app.config["TRUSTED_HOSTS"]:
         app.config["TRUSTED_HOSTS"] = [*app.config["TRUSTED_HOSTS"], host]
-    options.setdefault("connection_limit", max(100, threads * 2))
-    waitress_serve(app, host=host, port=port, threads=threads, ident="referee", **options)
+    server = make_server(app, host, port, threads)
+    notice = setup_code_notice(app.extensions["referee"], f"http://127.0.0.1:{server.effective_port}/")
+    if notice:
+        print(notice, file=sys.stderr, flush=True)  # the console: only someone at the device sees it
+    server.run()
 
 
-def make_server(app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 16) -> Any:
-    """A waitress server that has not started yet (tests and the benchmark run it in a thread)."""
-    from waitress.server import create_server
+def make_server(app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 8) -> Any:
+    """The page's server (:class:`web_ui.server.PageServer`), bound but not started: ``run()``
+    serves (blocks; the referee runs it in a thread), ``close()`` stops it from any thread,
+    ``effective_port`` is the port it got.  ``threads`` run the Flask app; live viewers need none."""
+    from web_ui.server import PageServer
 
-    app.config["SSE_MAX_STREAMS"] = max(1, threads - 4)
-    app.extensions["referee"].max_streams = app.config["SSE_MAX_STREAMS"]
-    return create_server(app, host=host, port=port, threads=threads, ident="referee",
-                         connection_limit=max(100, threads * 2))
+    return PageServer(app, host=host, port=port, threads=threads)

@@ -28,7 +28,11 @@ class WebState:
     pins: PinStore
     limiter: RateLimiter
     max_streams: int
+    setup_code: str = ""  # while no PIN is set: the one-time code that lets a visitor choose it
     streams: int = 0
+    #: This run of the server: event ids are ``EPOCH-N``, so a page left open across a restart
+    #: (whose ids belong to the old run) is recognised and brought up to date.
+    epoch: str = field(default_factory=lambda: secrets.token_hex(4))
     lock: threading.Lock = field(default_factory=threading.Lock)
     render_lock: threading.Lock = field(default_factory=threading.Lock)
     cache: OrderedDict[tuple[Snapshot, str], dict[str, str]] = field(default_factory=OrderedDict)
@@ -39,6 +43,9 @@ class WebState:
                 return False
             self.streams += 1
             return True
+
+    def event_id(self, number: int) -> str:
+        return f"{self.epoch}-{number}"
 
     def close_stream(self) -> None:
         with self.lock:
@@ -88,7 +95,7 @@ def payload() -> dict[str, Any]:
     if request.mimetype == "application/json":
         try:
             data = request.get_json(force=False, silent=False)
-        except BadRequest:
+        except (BadRequest, RecursionError):  # RecursionError: JSON nested thousands deep
             fail(400, t("err.bad_json"))
         if not isinstance(data, dict):
             fail(400, t("err.bad_json"))
@@ -104,8 +111,11 @@ def check_origin() -> None:
 
 
 def is_unlocked() -> bool:
+    """A browser session unlocked with the PIN, not expired, and the PIN not changed since."""
     until = session.get("until", 0)
-    return bool(session.get("csrf")) and isinstance(until, (int, float)) and until > time.time()
+    if not (session.get("csrf") and isinstance(until, (int, float)) and until > time.time()):
+        return False
+    return hmac.compare_digest(str(session.get("pin_gen", "")), state().pins.generation())
 
 
 def csrf_token() -> str:
@@ -116,6 +126,7 @@ def unlock_session() -> str:
     token = secrets.token_urlsafe(24)
     session.clear()
     session["csrf"] = token
+    session["pin_gen"] = state().pins.generation()
     session["until"] = time.time() + float(current_app.config["UNLOCK_SECONDS"])
     return token
 
@@ -132,6 +143,7 @@ def check_pin_or_fail(pin: object) -> None:
     if not st.pins.check(pin):
         st.limiter.failed(client_id())
         fail(403, t("err.wrong_pin"))
+    st.limiter.succeeded(client_id())
 
 
 def authorise(data: dict[str, Any]) -> None:
@@ -184,28 +196,78 @@ def _render_parts(snap: Snapshot) -> dict[str, str]:
     }
 
 
+#: The referee's internal steps: they drive the LEDs and the board, the log leaves them out.
+INTERNAL = frozenset({"board", "turn", "ready", "verified", "matched", "guide", "ping"})
+
+
+def shown(event: Event) -> bool:
+    """Whether the page's log names this event (see :data:`INTERNAL`)."""
+    return event[1] not in INTERNAL
+
+
+def dice_words(dice: object) -> str:
+    """Dice as players say them, the higher die first: "6-2"."""
+    if not isinstance(dice, (list, tuple)):
+        return ""
+    values = sorted((int(d) for d in dice if isinstance(d, int)), reverse=True)
+    return "-".join(str(v) for v in values)
+
+
 def describe(event: Event, snap: Snapshot, tr: Translator) -> str:
-    """One line for the page's event log, in the reader's language."""
+    """One line for the page's event log, in the reader's language.  The names are those of the
+    game the event belongs to (``data["names"]`` when the referee sent them), not the current one."""
     _, kind, data = event
+    names = data.get("names")
+    players = tuple(names) if isinstance(names, (list, tuple)) and len(names) == 2 else snap.players
 
     def name(key: str = "player") -> str:
         index = data.get(key)
-        return snap.players[index] if isinstance(index, int) and index in (0, 1) else ""
+        return str(players[index]) if isinstance(index, int) and index in (0, 1) else ""
 
     if kind == "roll":
-        dice = data.get("dice") or []
-        return tr("log.roll", dice="-".join(str(d) for d in dice) if isinstance(dice, list) else "")
+        opening = data.get("opening")
+        if isinstance(opening, list) and len(opening) == 2 and data.get("player") in (0, 1):
+            return tr("log.opening", name=name(), dice=dice_words(opening))
+        return tr("log.roll_by", name=name(), dice=dice_words(data.get("dice"))) if name() else \
+            tr("log.roll", dice=dice_words(data.get("dice")))
     if kind == "play":
-        return tr("log.play", name=name(), notation=str(data.get("notation", "")))
+        notation = data.get("play", data.get("notation", ""))
+        return tr("log.play", name=name(), notation=str(notation))
+    if kind == "no_play":
+        return tr("log.no_play", name=name(), dice=dice_words(data.get("dice")))
     if kind == "alert":
         code = str(data.get("code", ""))
         reason = tr(f"reason.{code}", str(data.get("reason", ""))) if code else str(data.get("reason", ""))
         return tr("log.alert", reason=reason)
+    if kind == "void":
+        why = str(data.get("reason") or "")
+        return tr("log.void", reason=tr(f"void.{why}", why)) if why else tr("log.void_plain")
+    if kind == "question":
+        code = str(data.get("code", ""))
+        return tr(f"log.question.{code}", tr("log.question")) if code else tr("log.question")
     if kind == "cube":
-        return tr(f"log.cube.{data.get('action', '')}", name=name())
+        return tr(f"log.cube.{data.get('action', '')}", name=name(), value=data.get("value", ""))
+    if kind == "resign":
+        return tr("log.resign", name=name(), points=data.get("value", ""))
     if kind == "game_end":
-        return tr("log.game_end", name=name("winner"), points=data.get("points", ""))
-    return tr(f"log.{kind}", kind)
+        if data.get("winner") not in (0, 1):
+            return tr("log.draw")
+        points = data.get("points", "")
+        if isinstance(points, float) and points.is_integer():
+            points = int(points)
+        result = str(data.get("result", ""))
+        return tr("log.game_end", name=name("winner"), points=points, result=tr(f"result.{result}", result))
+    if kind == "match_end":
+        return tr("log.match_end", name=name("winner"))
+    if kind == "cascade":
+        return tr("log.cascade", name=name())
+    if kind == "camera":
+        return tr("log.camera_back") if data.get("ok") else tr("log.camera_lost")
+    if kind == "mismatch":
+        return tr("log.mismatch")
+    if kind == "dice_corrected":
+        return tr("log.dice_corrected", name=name(), read=dice_words(data.get("read")), dice=dice_words(data.get("dice")))
+    return tr(f"log.{kind}", tr("log.other"))
 
 
 TemplateGlobal = Callable[..., Any]

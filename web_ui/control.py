@@ -3,12 +3,24 @@ cube, resign, pause; the PIN itself (set at first start, unlock/lock a browser s
 
 from __future__ import annotations
 
+import hmac
 import re
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response as BaseResponse
 
 from rules.errors import RulesError
@@ -17,6 +29,7 @@ from web_ui.common import (
     authorise,
     check_origin,
     check_pin_or_fail,
+    client_id,
     csrf_token,
     fail,
     is_unlocked,
@@ -30,7 +43,7 @@ from web_ui.common import (
 )
 from web_ui.options import VARIANTS, options_for, parse_options
 from web_ui.security import check_pin_format
-from web_ui.view import Commands, OptionValue
+from web_ui.view import CommandRefused, Commands, OptionValue
 
 bp = Blueprint("control", __name__)
 
@@ -171,7 +184,9 @@ def act(action: str) -> BaseResponse:
         handler(state().commands, data)
     except RulesError as error:
         fail(409, str(error))
-    except ValueError as error:  # CommandRefused and friends: the referee's own words
+    except CommandRefused as error:  # the referee's refusal, in the reader's words when it has a key
+        fail(409, t(error.key, str(error), **error.values) if error.key else str(error))
+    except ValueError as error:  # the referee's own words
         fail(409, str(error))
     return _done(t(f"done.{action}", t("done.generic")))
 
@@ -202,6 +217,15 @@ def setup_pin() -> BaseResponse:
     st = state()
     if st.pins.is_set():
         authorise({"pin": data.get("old_pin")} if data.get("old_pin") else data)
+    else:  # the first PIN needs the one-time code from the device's console
+        wait = st.limiter.wait_time(client_id())
+        if wait > 0:
+            fail(429, t("err.rate", seconds=int(wait) + 1), wait)
+        code = data.get("setup_code")
+        if not st.setup_code or not isinstance(code, str) or not hmac.compare_digest(
+                code.strip().encode(), st.setup_code.encode()):
+            st.limiter.failed(client_id())
+            fail(403, t("err.setup_code"))
     new, again = data.get("new_pin"), data.get("new_pin2", data.get("new_pin"))
     try:
         check_pin_format(new)  # type: ignore[arg-type]
@@ -210,6 +234,8 @@ def setup_pin() -> BaseResponse:
     if new != again:
         fail(400, t("err.pin_mismatch"))
     st.pins.set(str(new))
+    st.setup_code = ""
+    (Path(current_app.config["DATA_DIR"]) / "web" / "setup-code").unlink(missing_ok=True)
     token = unlock_session()
     return _done(t("done.pin_set"), csrf=token)
 
@@ -246,7 +272,7 @@ def page() -> str:
         "control.html",
         snap=snap,
         parts=live_parts(snap),
-        last_id=st.view.latest_event_id(),
+        last_id=st.event_id(st.view.latest_event_id()),
         pin_set=st.pins.is_set(),
         unlocked=is_unlocked(),
         csrf=csrf_token(),

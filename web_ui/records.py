@@ -29,6 +29,57 @@ class MatchRecord:
     size: int
     exports: list[Path] = field(default_factory=list)
     evidence: list[Path] = field(default_factory=list)
+    summary: Summary | None = None  # None: the journal could not be read
+    formats: tuple[str, ...] = ()  # exports this match can be made in (.mat/.sgf: backgammon only)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a director looks for in the list: who played what, the score, the day."""
+
+    players: tuple[str, str]
+    variant: str
+    score: tuple[str, str]
+    match_length: int
+    date: str  # YYYY-MM-DD
+    finished: bool
+
+
+#: Exports that hold a backgammon match only (GNU Backgammon's formats).
+BACKGAMMON_ONLY = (".mat", ".sgf")
+_SUMMARIES: dict[tuple[str, float, int], Summary | None] = {}
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def summary(journal: Path, stat: Any) -> Summary | None:
+    """The match's summary from its journal (cached until the file changes)."""
+    key = (str(journal), stat.st_mtime, stat.st_size)
+    if key in _SUMMARIES:
+        return _SUMMARIES[key]
+    try:
+        from recording.journal import replay
+        from rules import match as rules_match
+
+        read = replay(journal, check_plays=False)
+        header, st = read.header, read.state
+        first = read.records[0].time if read.records else ""
+        found: Summary | None = Summary(
+            players=(str(header.players[0]), str(header.players[1])),
+            variant=str(header.variant),
+            score=(_points(st.score[0]), _points(st.score[1])),
+            match_length=int(header.match_length),
+            date=(header.date or str(first)[:10]),
+            finished=st.phase == rules_match.MATCH_OVER,
+        )
+    except Exception:  # a damaged or foreign journal is listed by name only
+        found = None
+    if len(_SUMMARIES) > 2000:
+        _SUMMARIES.clear()
+    _SUMMARIES[key] = found
+    return found
 
 
 def _inside(base: Path, candidate: Path) -> bool:
@@ -80,7 +131,11 @@ def list_matches(base: Path) -> list[MatchRecord]:
             time.strftime("%Y-%m-%d %H:%M", time.localtime(stat.st_mtime)),
             stat.st_size,
         )
-        record.exports = [journal.with_suffix(ext) for ext in EXPORTS if journal.with_suffix(ext).is_file()]
+        record.summary = summary(journal, stat)
+        nardy = record.summary is not None and record.summary.variant != "backgammon"
+        usable = [ext for ext in EXPORTS if not (nardy and ext in BACKGAMMON_ONLY)]
+        record.exports = [journal.with_suffix(ext) for ext in usable if journal.with_suffix(ext).is_file()]
+        record.formats = tuple(ext[1:] for ext in usable)
         record.evidence = _evidence(base, journal)
         matches.append(record)
     return matches
@@ -125,7 +180,7 @@ def export_now(match: str, fmt: str) -> Response:
     """Render an export from the journal on demand (nothing is written to the records folder)."""
     record = _find(match)
     module = exporter()
-    if module is None or fmt not in module.FORMATS:
+    if module is None or fmt not in module.FORMATS or fmt not in record.formats:
         abort(404)
     try:
         from recording.journal import replay

@@ -10,7 +10,7 @@ import secrets
 import socket
 import threading
 import time
-from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 PIN_MIN, PIN_MAX = 4, 12
@@ -20,6 +20,29 @@ CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
+
+
+def setup_code() -> str:
+    """A one-time code (8 digits) that lets the first visitor choose the PIN: shown only on the
+    device's console (and in ``DATA_DIR/web/setup-code``), so a stranger on the network cannot."""
+    return f"{secrets.randbelow(10**8):08d}"
+
+
+def write_setup_code(path: Path, code: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(code + "\n")
+
+
+def setup_code_notice(app_state: object, url: str) -> str:
+    """The console line that tells the operator how to set the PIN ('' once one is set)."""
+    code = getattr(app_state, "setup_code", "")
+    pins = getattr(app_state, "pins", None)
+    if not code or pins is None or pins.is_set():
+        return ""
+    return (f"no control PIN yet: run `referee pin set`, or open {url}control and enter the "
+            f"setup code {code}")
 
 
 def check_pin_format(pin: str) -> str:
@@ -42,6 +65,14 @@ class PinStore:
 
     def is_set(self) -> bool:
         return self.path.is_file()
+
+    def generation(self) -> str:
+        """Changes whenever the PIN is set (its salt): a browser session remembers the generation
+        it was unlocked under, and ends when the PIN has changed since."""
+        try:
+            return str(json.loads(self.path.read_text()).get("salt", ""))[:16]
+        except (OSError, ValueError, AttributeError):
+            return ""
 
     def set(self, pin: str) -> None:
         check_pin_format(pin)
@@ -72,41 +103,49 @@ class PinStore:
 
 
 class RateLimiter:
-    """Wrong-PIN attempts: at most ``per_client`` per client and ``overall`` in total per ``window`` seconds."""
+    """Wrong PINs, per address, with back-off: ``free`` wrong tries, then each further one makes
+    that address wait twice as long as the one before (``base`` seconds, at most ``longest``).
+    There is no limit over all addresses: another address (the director's) is never locked out.
+    A right PIN clears the address's count.  ``clock`` is ``time.monotonic`` (tests pass their own).
+    """
 
-    def __init__(self, per_client: int = 5, overall: int = 20, window: float = 60.0) -> None:
-        self.per_client = per_client
-        self.overall = overall
-        self.window = window
-        self._clients: dict[str, deque[float]] = {}
-        self._all: deque[float] = deque()
+    def __init__(self, free: int = 5, base: float = 2.0, longest: float = 900.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.free = free
+        self.base = base
+        self.longest = longest
+        self.clock = clock
+        self._clients: dict[str, tuple[int, float]] = {}  # address -> (wrong tries, when the last was)
         self._lock = threading.Lock()
 
-    def _trim(self, queue: deque[float], now: float) -> None:
-        while queue and now - queue[0] > self.window:
-            queue.popleft()
+    def _wait(self, failures: int) -> float:
+        if failures < self.free:
+            return 0.0
+        return float(min(self.longest, self.base * 2 ** (failures - self.free)))
 
     def wait_time(self, client: str) -> float:
         """Seconds until ``client`` may try again (0 when it may now)."""
-        now = time.monotonic()
         with self._lock:
-            queue = self._clients.get(client, deque())
-            self._trim(queue, now)
-            self._trim(self._all, now)
-            waits = [0.0]
-            if len(queue) >= self.per_client:
-                waits.append(self.window - (now - queue[0]))
-            if len(self._all) >= self.overall:
-                waits.append(self.window - (now - self._all[0]))
-            return max(waits)
+            failures, last = self._clients.get(client, (0, 0.0))
+            if not failures:
+                return 0.0
+            left = self._wait(failures) - (self.clock() - last)
+            if self.clock() - last > self.longest * 2:  # long quiet: forgiven
+                del self._clients[client]
+                return 0.0
+            return max(0.0, left)
 
     def failed(self, client: str) -> None:
-        now = time.monotonic()
         with self._lock:
-            if len(self._clients) > 1000:
-                self._clients.clear()
-            self._clients.setdefault(client, deque()).append(now)
-            self._all.append(now)
+            if len(self._clients) > 10_000:  # bounded memory: forget the oldest half
+                for key, _ in sorted(self._clients.items(), key=lambda item: item[1][1])[:5_000]:
+                    del self._clients[key]
+            failures, _ = self._clients.get(client, (0, 0.0))
+            self._clients[client] = (failures + 1, self.clock())
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._clients.pop(client, None)
 
 
 def secret_key(path: Path) -> bytes:

@@ -24,7 +24,13 @@ OptionValue = str | bool | int
 
 
 class CommandRefused(ValueError):
-    """An action that is not possible now; the message is shown to the user as it is."""
+    """An action that is not possible now; the message is shown to the user as it is, or, when
+    ``key`` names a translation, in the reader's language (``values`` fill its blanks)."""
+
+    def __init__(self, message: str, key: str = "", **values: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.values = values
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +68,15 @@ class Question:
     text: str
     read: Position | None = None  # what the camera read, seen from the side on roll
     points: tuple[PointMark, ...] = ()  # the points it is unsure about
+    code: str = ""  # a translation key under ``reason.`` for ``text``
 
 
 @dataclass(frozen=True, slots=True)
 class Health:
     level: Level = "ok"
-    detail: str = ""
+    detail: str = ""  # in English; shown as is when ``key`` is empty
+    key: str = ""  # translation of ``detail`` (``devd.…``), its blanks filled from ``values``
+    values: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +97,7 @@ class MoveEntry:
     player: int  # 0 or 1
     dice: str  # "31", "" for a cube action
     notation: str  # "24/21 6/5", "Doubles => 2", "Takes", "(illegal, accepted) 24/18"
+    key: str = ""  # a translation (``move.…``) of what is not notation: "Doubles", "(no play)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +123,8 @@ class Snapshot:
     moves: tuple[MoveEntry, ...] = ()
     phase: str = "idle"  # idle | opening | await_roll | await_play | illegal | question | paused | game_over
     result: str = ""  # in words, when the game or match has ended
+    result_key: str = ""  # its translation key (``result.wins``), blanks from ``result_values``
+    result_values: tuple[tuple[str, object], ...] = ()
     alert: Alert | None = None
     question: Question | None = None
     status: DeviceStatus = field(default_factory=DeviceStatus)

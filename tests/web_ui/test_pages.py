@@ -52,12 +52,13 @@ def test_sse_replays_missed_events_after_last_event_id(client: FlaskClient, game
     game.play("8/5 6/5")  # 2
     game.roll(6, 4)  # 3
     game.play("24/18 13/9")  # 4
-    messages = _sse_messages(client, headers={"Last-Event-ID": "2"})
+    epoch = client.application.extensions["referee"].epoch
+    messages = _sse_messages(client, headers={"Last-Event-ID": f"{epoch}-2"})
     logs = [m for m in messages if m.get("event") == "log"]
-    assert [m["id"] for m in logs] == ["3", "4"]
+    assert [m["id"] for m in logs] == [f"{epoch}-3", f"{epoch}-4"]
     assert logs[1]["data"]["text"] == "Boris played 24/18 13/9"  # type: ignore[index]
     states = [m for m in messages if m.get("event") == "state"]
-    assert states and states[0]["id"] == "4"
+    assert states and states[0]["id"] == f"{epoch}-4"
     assert "24/18 13/9" in states[0]["data"]["live"]  # type: ignore[index]
     assert messages[0]["retry"] == "1000"
 
@@ -66,8 +67,9 @@ def test_sse_query_parameter_and_fresh_start(client: FlaskClient, game: DemoGame
     game.roll(5, 5)
     fresh = _sse_messages(client)
     assert [m["event"] for m in fresh if "event" in m] == ["state"]
-    assert fresh[-1]["id"] == "1"
-    replay = _sse_messages(client, query_string={"last": "0"})
+    epoch = client.application.extensions["referee"].epoch
+    assert fresh[-1]["id"] == f"{epoch}-1"
+    replay = _sse_messages(client, query_string={"last": f"{epoch}-0"})
     assert [m["event"] for m in replay if "event" in m] == ["log", "state"]
 
 

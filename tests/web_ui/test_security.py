@@ -245,9 +245,19 @@ def test_first_start_asks_for_a_pin(game: DemoGame, tmp_path: Path) -> None:
     assert "Choose a PIN" in client.get("/control").get_data(as_text=True)
     response = client.post("/api/pause", json={"pin": "1234"})
     assert response.status_code == 403 and "No PIN has been set" in response.json["error"]
-    assert client.post("/setup-pin", json={"new_pin": "12", "new_pin2": "12"}).json["error"] == "A PIN is 4 to 12 digits."
-    assert client.post("/setup-pin", json={"new_pin": "13579", "new_pin2": "13570"}).status_code == 400
-    assert client.post("/setup-pin", json={"new_pin": "13579", "new_pin2": "13579"}).status_code == 200
+    # the first PIN needs the one-time code printed on the device's console (also in a 0600 file)
+    code_file = tmp_path / "data" / "web" / "setup-code"
+    code = code_file.read_text().strip()
+    assert code == app.extensions["referee"].setup_code and code_file.stat().st_mode & 0o077 == 0
+    refused = client.post("/setup-pin", json={"new_pin": "13579", "new_pin2": "13579"})
+    assert refused.status_code == 403 and "setup code" in refused.json["error"]
+    wrong = "0" * 8 if code != "0" * 8 else "1" * 8
+    assert client.post("/setup-pin", json={"setup_code": wrong, "new_pin": "13579", "new_pin2": "13579"}).status_code == 403
+    c = {"setup_code": code}
+    assert client.post("/setup-pin", json={**c, "new_pin": "12", "new_pin2": "12"}).json["error"] == "A PIN is 4 to 12 digits."
+    assert client.post("/setup-pin", json={**c, "new_pin": "13579", "new_pin2": "13570"}).status_code == 400
+    assert client.post("/setup-pin", json={**c, "new_pin": "13579", "new_pin2": "13579"}).status_code == 200
+    assert not code_file.exists()
     stored = json.loads((tmp_path / "data" / "web" / "pin.json").read_text())
     assert set(stored) == {"scheme", "n", "salt", "hash"} and stored["hash"] != "13579"
     assert (tmp_path / "data" / "web" / "pin.json").stat().st_mode & 0o077 == 0

@@ -148,7 +148,10 @@
     const item = document.createElement("li");
     item.className = "log-" + data.type;
     const time = document.createElement("time");
-    time.textContent = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    // the event's own time (a replayed line keeps it), else when it arrived
+    const when = typeof data.at === "number" ? new Date(data.at * 1000) : new Date();
+    time.dateTime = when.toISOString();
+    time.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
     item.appendChild(time);
     item.appendChild(document.createTextNode(" " + data.text));
     list.insertBefore(item, list.firstChild);
@@ -156,8 +159,8 @@
   }
 
   if (window.EventSource) {
-    const last = document.body.dataset.lastId || "-1";
-    const source = new EventSource("/events?last=" + encodeURIComponent(last));
+    const last = document.body.dataset.lastId || "";
+    const source = new EventSource(last ? "/events?last=" + encodeURIComponent(last) : "/events");
     source.addEventListener("open", () => { lastMessage = Date.now(); setConn("live"); });
     source.addEventListener("error", () => { setConn("reconnecting"); });
     source.addEventListener("state", (event) => {
@@ -170,6 +173,13 @@
       try { addLog(JSON.parse(event.data)); } catch (e) { /* skipped */ }
     });
     source.addEventListener("message", () => { lastMessage = Date.now(); });
+    // The server restarted (its event ids belong to another run): start the log again from what
+    // it sends next, so no line is doubled or missing.
+    source.addEventListener("reset", () => {
+      lastMessage = Date.now();
+      const list = $("#log");
+      if (list) while (list.firstChild) list.removeChild(list.firstChild);
+    });
     setInterval(() => {
       if (conn && conn.dataset.state === "live" && Date.now() - lastMessage > 40000) setConn("stale");
     }, 5000);
