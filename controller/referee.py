@@ -19,11 +19,11 @@ the opponent is to play the cascade steps the roller could not; player, steps).
 
 from __future__ import annotations
 
+import functools
 import logging
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import wraps
-from threading import RLock
 from typing import Any, Protocol, TypeVar, cast
 
 from recording.journal import Journal
@@ -155,7 +155,7 @@ _Method = TypeVar("_Method", bound=Callable[..., Any])
 def _one_at_a_time(method: _Method) -> _Method:
     """The camera's thread and the page's threads act on one referee: one action at a time."""
 
-    @wraps(method)
+    @functools.wraps(method)
     def locked(self: Referee, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
             return method(self, *args, **kwargs)
@@ -174,7 +174,7 @@ class Referee:
         *,
         evidence: Callable[[], str | None] | None = None,
     ) -> None:
-        self._lock = RLock()
+        self._lock = threading.RLock()
         self.journal = journal
         self.signals = signals
         self.settings = settings or RefereeSettings()
@@ -253,6 +253,7 @@ class Referee:
         return True
 
     # --- camera ------------------------------------------------------------------------------
+    @_one_at_a_time
     def observe(self, obs: Observation, now: float = 0.0) -> None:
         """One reading of a settled frame (the service never passes an occluded frame as read)."""
         if obs.refused or obs.occluded or obs.points is None:
@@ -541,6 +542,7 @@ class Referee:
         if ends:
             self._judge_turn(obs, observed)
 
+    @_one_at_a_time
     def turn_button(self, player: int | None = None) -> None:
         """A player pressed their turn (clock) button: the turn ends with the board as it is."""
         if self.mode != NORMAL or self.state.phase not in (match.PLAY, match.REMAINDER) or self.last is None:
@@ -716,6 +718,7 @@ class Referee:
             self._emit("turn", player=state.turn)
 
     # --- people ------------------------------------------------------------------------------
+    @_one_at_a_time
     def accept_illegal(self) -> bool:
         """The opponent accepts the illegal play on the board (policy ``opponent_may_accept``)."""
         if self.mode != ILLEGAL or self.pending is None:
@@ -738,6 +741,7 @@ class Referee:
         self._after_play()
         return True
 
+    @_one_at_a_time
     def confirm_reading(self) -> bool:
         """A person confirms the uncertain reading is what the board shows: judge it."""
         if self.mode != QUESTION or self.pending is None or self.last is None:
@@ -750,6 +754,7 @@ class Referee:
         self._judge_confirmed(observed)
         return True
 
+    @_one_at_a_time
     def correct_reading(self, position: Position) -> bool:
         """A person says what the board really shows (from the acting player's side): judge that.
 
@@ -800,6 +805,7 @@ class Referee:
         else:
             self.mode = ILLEGAL
 
+    @_one_at_a_time
     def correct_dice(self, dice: tuple[int, int], who: str = "director") -> bool:
         """A person says the dice being played are ``dice``, not what the camera read.
 
@@ -849,6 +855,7 @@ class Referee:
         self._check_playable()
         return True
 
+    @_one_at_a_time
     def cube(self, action: str, player: int) -> bool:
         """``double``, ``take``, ``drop`` or ``beaver`` by ``player`` (buttons or the page)."""
         events = {"double": match.Double, "take": match.Take, "drop": match.Drop, "beaver": match.Beaver}
@@ -863,9 +870,11 @@ class Referee:
             self._after_play()
         return True
 
+    @_one_at_a_time
     def resign(self, player: int, value: int = 1) -> bool:
         return self._append(match.Resign(player=player, value=value)) and (self._emit("resign", player=player, value=value) or True)
 
+    @_one_at_a_time
     def answer_resignation(self, accept: bool, player: int) -> bool:
         event = match.ResignAccepted(player=player) if accept else match.ResignDeclined(player=player)
         if not self._append(event):
@@ -874,12 +883,14 @@ class Referee:
             self._after_play()
         return True
 
+    @_one_at_a_time
     def pause(self) -> None:
         if self.mode != PAUSED:
             self.paused_mode = self.mode
             self.mode = PAUSED
             self._emit("paused")
 
+    @_one_at_a_time
     def resume(self) -> None:
         if self.mode == PAUSED:
             self.mode = self.paused_mode
@@ -915,9 +926,3 @@ def _checker_distance(a: Position, b: Position) -> int:
     return sum(abs(x - y) for x, y in zip(a.mover, b.mover, strict=True)) + sum(
         abs(x - y) for x, y in zip(a.opponent, b.opponent, strict=True)
     )
-
-
-#: The referee's actions (the camera's reading and every person's action), one at a time.
-for _action in ("observe", "turn_button", "accept_illegal", "confirm_reading", "correct_reading", "correct_dice",
-                "cube", "resign", "answer_resignation", "pause", "resume"):
-    setattr(Referee, _action, _one_at_a_time(getattr(Referee, _action)))
