@@ -19,7 +19,16 @@ import numpy as np
 
 from synth.designs import DESIGNS, design
 from synth.povray import develop, render_linear, scene_text
-from synth.scene import Lighting, Moment, Rig, label_of, make_rig, moment_from_counts, random_moment, start_counts
+from synth.scene import (
+    Lighting,
+    Moment,
+    Rig,
+    label_of,
+    make_rig,
+    moment_from_counts,
+    random_moment,
+    start_counts,
+)
 
 __all__ = ["design", "render_dataset", "render_moment", "contact_sheet", "list_designs", "parse_size"]
 
@@ -41,25 +50,35 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _exposure(linear: np.ndarray, corners: np.ndarray) -> float:
-    """The camera's exposure, set once on the empty board at calibration: the board's median
-    brightness to a mid grey."""
+def _exposure(linear: np.ndarray, corners: np.ndarray) -> tuple[float, np.ndarray]:
+    """The camera's exposure and white balance, set once on the empty board at calibration: the
+    board's median brightness to a mid grey; most of the way from the lamp's colour to
+    grey (the whole picture's average)."""
     mask = np.zeros(linear.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
     lum = linear[..., 2] * 0.2126 + linear[..., 1] * 0.7152 + linear[..., 0] * 0.0722
     median = float(np.median(lum[mask > 0])) if mask.any() else float(np.median(lum))
-    return float(np.clip(0.2 / max(median, 1e-4), 0.2, 40.0))
+    means = linear.reshape(-1, 3).mean(axis=0)
+    grey = float(means.mean())
+    awb = (grey / np.maximum(means, 1e-5)) ** 0.6
+    awb = (awb / awb[1]).astype(np.float32)
+    return float(np.clip(0.2 / max(median, 1e-4), 0.2, 40.0)), awb
 
 
-def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: bool, gain: float | None,
-                  quality: str = "high", threads: int | None = None) -> tuple[np.ndarray, float]:
-    """One developed frame and the exposure gain used (set from this frame when ``gain`` is None)."""
+CameraSettings = tuple[float, np.ndarray]
+
+
+def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: bool, settings: CameraSettings | None,
+                  quality: str = "high", threads: int | None = None) -> tuple[np.ndarray, CameraSettings]:
+    """One developed frame and the camera's exposure and white balance (set from this frame when
+    ``settings`` is None)."""
     camera = rig.camera if calibration else rig.play_camera
     linear = render_linear(scene_text(rig, moment, lighting, camera), camera.size, quality=quality, threads=threads)
-    if gain is None:
-        gain = _exposure(linear, rig.corners())
-    image = develop(linear, rig, gain * moment.exposure, moment.white_balance, moment.seed)
-    return image, gain
+    if settings is None:
+        settings = _exposure(linear, rig.corners())
+    gain, awb = settings
+    image = develop(linear, rig, gain * moment.exposure, moment.white_balance, moment.seed, awb)
+    return image, settings
 
 
 def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720),
@@ -76,10 +95,10 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
     (out / "frames").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
-    image, gain = render_moment(rig, empty, rig.calibration_light, True, None, quality, threads)
+    image, settings = render_moment(rig, empty, rig.calibration_light, True, None, quality, threads)
     cv2.imwrite(str(out / "frames" / "empty.png"), image)
     points, bar = start_counts()
-    image, _ = render_moment(rig, moment_from_counts(rig, points, bar, seed + 3), rig.calibration_light, True, gain,
+    image, _ = render_moment(rig, moment_from_counts(rig, points, bar, seed + 3), rig.calibration_light, True, settings,
                              quality, threads)
     cv2.imwrite(str(out / "frames" / "start.png"), image)
     names = []
@@ -87,7 +106,7 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
     for i in range(1, frames + 1):
         t1 = time.perf_counter()
         moment = random_moment(rig, rng, occluded_rate)
-        image, _ = render_moment(rig, moment, rig.play_light, False, gain, quality, threads)
+        image, _ = render_moment(rig, moment, rig.play_light, False, settings, quality, threads)
         name = f"frames/{i:04d}"
         cv2.imwrite(str(out / f"{name}.png"), image)
         label = label_of(moment, rig.play_camera)
@@ -109,11 +128,14 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
             "tilt_deg": round(math.degrees(math.acos(-rig.camera.forward[1])), 1),
             "calibration_light": _light_json(rig.calibration_light),
             "play_light": _light_json(rig.play_light),
-            "seconds_per_frame": round(float(np.mean(seconds)), 2),
-            "seconds_total": round(time.perf_counter() - t0, 1),
+            "exposure_gain": round(settings[0], 3),
         },
     }
     (out / "dataset.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    # how long it took (kept apart: the dataset itself is the same bytes for the same seed)
+    timing = {"seconds_per_frame": round(float(np.mean(seconds)), 2), "seconds_total": round(time.perf_counter() - t0, 1),
+              "quality": quality}
+    (out / "timing.json").write_text(json.dumps(timing) + "\n", encoding="utf-8")
     return out
 
 

@@ -54,8 +54,8 @@ def material(kind: str, colour: tuple[int, int, int], lacquer: float, seed: int,
                 f"[1 {_lin(c, 1.18)}] }} scale 2.2 translate <{seed % 97},0,{seed % 89}> }} "
                 "normal { granite 0.5 scale 1.5 } finish { diffuse 0.85 specular 0.03 } }")
     if kind == "leatherette":
-        return (f"texture {{ pigment {{ {_lin(c)} }} normal {{ bumps 0.35 scale 0.9 }} "
-                "finish { diffuse 0.8 specular 0.25 roughness 0.04 } }")
+        return (f"texture {{ pigment {{ {_lin(c)} }} normal {{ bumps 0.12 scale 1.6 }} "
+                "finish { diffuse 0.8 specular 0.12 roughness 0.08 } }")
     if kind in ("vinyl", "magnetic"):
         return (f"texture {{ pigment {{ {_lin(c)} }} normal {{ bumps 0.04 scale 3 }} "
                 f"finish {{ diffuse 0.8 specular {0.35 if kind == 'vinyl' else 0.6} roughness 0.01 "
@@ -171,7 +171,7 @@ def _board(rig: Rig) -> str:
         bead = [((0, fh, 0), (w, fh, 0)), ((0, fh, h), (w, fh, h)), ((0, fh, 0), (0, fh, h)), ((w, fh, 0), (w, fh, h))]
         for a, b in bead:
             out.append(f"cylinder {{ {_v(a)}, {_v(b)}, {r:.2f} {frame_tex} }}")
-        for a, b in bead:
+        for a, _ in bead:
             out.append(f"sphere {{ {_v(a)}, {r:.2f} {frame_tex} }}")
     bx0, bx1 = w * (0.5 - d.bar / 2), w * (0.5 + d.bar / 2)
     if d.bar_height > 0:
@@ -228,7 +228,7 @@ def _lights(lighting: Lighting) -> str:
         dist = float(np.linalg.norm(np.asarray(lamp.position) - np.array([250.0, 0.0, 200.0])))
         fade = f"fade_distance {dist:.1f} fade_power 2" if i == 0 else ""
         out.append(f"light_source {{ {_v(lamp.position)} color {col} area_light <{size:.1f},0,0>, <0,0,{size:.1f}>, {n}, {n} "
-                   f"adaptive 1 jitter circular orient {fade} }}")
+                   f"adaptive 1 circular orient {fade} }}")
     main = lighting.lamps[0]
     r, g, b = (c**2.2 for c in kelvin_rgb(main.kelvin))
     a = lighting.ambient
@@ -327,8 +327,9 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
     if moment.hand is not None:
         out.append(_hand(rig, moment))
     if moment.shade is not None:
-        x, y, z, r = moment.shade
-        out.append(f"sphere {{ <{x:.1f},{y:.1f},{z:.1f}>, {r:.1f} scale <1,1.25,1> no_image no_reflection pigment {{ rgb 0 }} }}\n")
+        x, y, z, r, long, turn = moment.shade
+        out.append(f"sphere {{ 0, {r:.1f} scale <1,1,{long:.2f}> rotate y*{turn:.1f} translate <{x:.1f},{y:.1f},{z:.1f}> "
+                   "no_image no_reflection pigment { rgb 0 } }\n")
     return "".join(out)
 
 
@@ -358,13 +359,16 @@ def render_linear(text: str, size: tuple[int, int], *, quality: str = "high", th
 
 
 def develop(linear: np.ndarray, rig: Rig, gain: float, white_balance: tuple[float, float, float],
-            seed: int) -> np.ndarray:
+            seed: int, awb: np.ndarray | None = None) -> np.ndarray:
     """The camera: exposure, white balance (R G B), vignetting, noise growing with the gain, sRGB,
-    JPEG.  Returns an 8-bit BGR picture."""
+    JPEG; ``awb``: the B G R gains the camera's white balance settled on at calibration.  Returns an
+    8-bit BGR picture."""
     rng = np.random.default_rng(seed)
+    if awb is None:
+        awb = np.ones(3, np.float32)
     h, w = linear.shape[:2]
     wb = np.array([white_balance[2] * rig.white_balance[2], white_balance[1], white_balance[0] * rig.white_balance[0]],
-                  np.float32)
+                  np.float32) * awb
     img = linear * gain * wb[None, None, :]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)

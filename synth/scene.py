@@ -172,7 +172,8 @@ class Moment:
     void_reason: str | None = None
     cube: Cube | None = None
     hand: Hand | None = None
-    shade: tuple[float, float, float, float] | None = None  # x, y, z, radius of a head's shadow-caster
+    shade: tuple[float, float, float, float, float, float] | None = None  # a shadow-caster out of view:
+    # x, y, z, radius, elongation, turn (degrees)
     exposure: float = 1.0  # drift of the camera's exposure
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # drift, R G B
     seed: int = 0
@@ -243,6 +244,8 @@ def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), sam
     light, dark = design.checkers.pairs[int(rng.integers(len(design.checkers.pairs)))]
     d = design.point_width * design.checkers.fill * float(rng.uniform(0.97, 1.0))
     body, pips = design.dice.colours[int(rng.integers(len(design.dice.colours)))]
+    if rng.random() < 0.2:  # dice of a checker's colour
+        body, pips = (light, dark) if rng.random() < 0.5 else (dark, light)
     die = float(rng.uniform(*design.dice.size))
     table = design.table[int(rng.integers(len(design.table)))]
     camera = _random_camera(design, rng, size)
@@ -578,7 +581,8 @@ def random_moment(rig: Rig, rng: np.random.Generator, occluded_rate: float = 0.1
         spot = np.array([rng.uniform(0, rig.design.width), 0.0, rng.uniform(0, rig.height)])
         k = float(rng.uniform(0.35, 0.6))
         c = spot + (lamp - spot) * k
-        moment.shade = (float(c[0]), float(c[1]), float(c[2]), float(rng.uniform(70, 110)))
+        moment.shade = (float(c[0]), float(c[1]), float(c[2]), float(rng.uniform(70, 110)),
+                        float(rng.choice([1.25, 3.5])), float(rng.uniform(0, 180)))  # a head, or an arm
     moment.exposure = float(rng.uniform(0.9, 1.1))
     moment.white_balance = (float(rng.uniform(0.96, 1.04)), 1.0, float(rng.uniform(0.96, 1.04)))
     return moment
