@@ -21,7 +21,7 @@ def register(commands: Any) -> None:
     r3.add_argument("--same-light", action="store_true",
                     help="play under the calibration light (the lamp not moved)")
     r3.add_argument("--occluded-rate", type=float, default=0.15, help="share of frames with a hand over the board")
-    r3.add_argument("--draft", action="store_true", help="no anti-aliasing (faster, for tests)")
+    r3.add_argument("--fine", action="store_true", help="anti-aliased (about twice the time)")
     r3.add_argument("--threads", type=int, default=None, help="POV-Ray render threads (default: all cores)")
     r3.add_argument("--contact-sheet", metavar="DIR", help="draw a dataset's frames with their labels")
     r3.add_argument("-o", "--output", metavar="FILE", help="contact sheet image to write (.png/.jpg)")
@@ -60,7 +60,7 @@ def _render3d(args: argparse.Namespace) -> int:
 
     out = dataset3d.render_dataset(args.dataset, args.design, args.frames, args.seed, size,
                                    same_light=args.same_light, occluded_rate=args.occluded_rate,
-                                   quality="draft" if args.draft else "high", threads=args.threads,
+                                   quality="fine" if args.fine else "standard", threads=args.threads,
                                    progress=progress)
     print(f"wrote {args.frames} frames to {out}")
     return 0

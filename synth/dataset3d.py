@@ -30,7 +30,7 @@ from synth.scene import (
     start_counts,
 )
 
-__all__ = ["design", "render_dataset", "render_moment", "contact_sheet", "list_designs", "parse_size"]
+__all__ = ["design", "plan", "render_dataset", "render_moment", "contact_sheet", "list_designs", "parse_size"]
 
 TOOL = "referee render3d"
 
@@ -69,7 +69,7 @@ CameraSettings = tuple[float, np.ndarray]
 
 
 def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: bool, settings: CameraSettings | None,
-                  quality: str = "high", threads: int | None = None) -> tuple[np.ndarray, CameraSettings]:
+                  quality: str = "standard", threads: int | None = None) -> tuple[np.ndarray, CameraSettings]:
     """One developed frame and the camera's exposure and white balance (set from this frame when
     ``settings`` is None)."""
     camera = rig.camera if calibration else rig.play_camera
@@ -81,31 +81,38 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
     return image, settings
 
 
+def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720), *, same_light: bool = False,
+         occluded_rate: float = 0.15) -> tuple[Rig, Moment, Moment, list[Moment]]:
+    """The scenes a dataset is rendered from: the rig, the empty board, the start position and
+    the frames' moments (the labels are computed from these)."""
+    rig = make_rig(design(design_name), seed, size, same_light=same_light)
+    rng = np.random.default_rng(seed + 1)
+    empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
+    points, bar = start_counts()
+    start = moment_from_counts(rig, points, bar, seed + 3)
+    return rig, empty, start, [random_moment(rig, rng, occluded_rate) for _ in range(frames)]
+
+
 def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720),
-                   *, same_light: bool = False, occluded_rate: float = 0.15, quality: str = "high",
+                   *, same_light: bool = False, occluded_rate: float = 0.15, quality: str = "standard",
                    threads: int | None = None, progress: Any = None) -> Path:
     """Write a whole dataset: references under the calibration light, ``frames`` frames under the
     light of play."""
     if frames < 1:
         raise ValueError("--frames must be at least 1")
-    d = design(design_name)
-    rig = make_rig(d, seed, size, same_light=same_light)
-    rng = np.random.default_rng(seed + 1)
+    rig, empty, start, moments = plan(design_name, frames, seed, size, same_light=same_light,
+                                      occluded_rate=occluded_rate)
     out = Path(out_dir)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
     image, settings = render_moment(rig, empty, rig.calibration_light, True, None, quality, threads)
     cv2.imwrite(str(out / "frames" / "empty.png"), image)
-    points, bar = start_counts()
-    image, _ = render_moment(rig, moment_from_counts(rig, points, bar, seed + 3), rig.calibration_light, True, settings,
-                             quality, threads)
+    image, _ = render_moment(rig, start, rig.calibration_light, True, settings, quality, threads)
     cv2.imwrite(str(out / "frames" / "start.png"), image)
     names = []
     seconds = []
-    for i in range(1, frames + 1):
+    for i, moment in enumerate(moments, start=1):
         t1 = time.perf_counter()
-        moment = random_moment(rig, rng, occluded_rate)
         image, _ = render_moment(rig, moment, rig.play_light, False, settings, quality, threads)
         name = f"frames/{i:04d}"
         cv2.imwrite(str(out / f"{name}.png"), image)
@@ -122,7 +129,7 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
         "reference": {"empty": "frames/empty.png", "start": {"image": "frames/start.png", "variant": "backgammon"}},
         "frames": names,
         "generator": {
-            "tool": TOOL, "design": d.name, "kind": d.kind, "seed": seed, "size": list(size),
+            "tool": TOOL, "design": rig.design.name, "kind": rig.design.kind, "seed": seed, "size": list(size),
             "same_light": same_light, "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
             "hfov_deg": round(rig.camera.hfov_deg, 1),
             "tilt_deg": round(math.degrees(math.acos(-rig.camera.forward[1])), 1),

@@ -44,7 +44,7 @@ def _v(p: tuple[float, float, float] | np.ndarray) -> str:
 def material(kind: str, colour: tuple[int, int, int], lacquer: float, seed: int, scale: float = 1.0) -> str:
     """A POV texture for a surface of ``kind``."""
     c = colour
-    gloss = (f"finish {{ specular {0.25 + 0.6 * lacquer:.2f} roughness {0.02 - 0.017 * lacquer:.4f} "
+    gloss = (f"finish {{ specular {0.15 + 0.45 * lacquer:.2f} roughness {0.02 - 0.017 * lacquer:.4f} "
              f"reflection {{ {0.01 + 0.05 * lacquer:.3f}, {0.04 + 0.12 * lacquer:.3f} }} }}") if lacquer > 0 else ""
     if kind == "felt":
         return (f"texture {{ pigment {{ granite color_map {{ [0 {_lin(c, 0.88)}] [1 {_lin(c, 1.08)}] }} scale 0.7 }} "
@@ -71,7 +71,7 @@ def material(kind: str, colour: tuple[int, int, int], lacquer: float, seed: int,
         return (f"texture {{ pigment {{ granite color_map {{ [0 {_lin(c, 0.82)}] [0.6 {_lin(c, 1.0)}] [1 {_lin(c, 1.1)}] }} "
                 "scale 6 } finish { diffuse 0.75 specular 0.35 roughness 0.02 } }")
     if kind in ("wood", "carved"):
-        extra = "normal { bumps 0.3 scale 2 } " if kind == "carved" else ""
+        extra = ""
         return (f"texture {{ pigment {{ wood turbulence 0.08 octaves 4 color_map {{ [0 {_lin(c, 1.08)}] "
                 f"[0.55 {_lin(c, 0.95)}] [0.8 {_lin(c, 0.78)}] [1 {_lin(c, 1.02)}] }} scale <3,3,1> "
                 f"rotate <0,90,0> scale {scale:.2f} translate <0,{seed % 37},{seed % 53}> }} {extra}"
@@ -334,7 +334,7 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
 
 
 # --- rendering ------------------------------------------------------------------------------------
-def render_linear(text: str, size: tuple[int, int], *, quality: str = "high", threads: int | None = None) -> np.ndarray:
+def render_linear(text: str, size: tuple[int, int], *, quality: str = "standard", threads: int | None = None) -> np.ndarray:
     """Trace a scene into a linear RGB float picture (H, W, 3), BGR order as OpenCV keeps it."""
     if not povray_available():
         raise OSError("POV-Ray is not installed (Debian package povray)")
@@ -344,8 +344,10 @@ def render_linear(text: str, size: tuple[int, int], *, quality: str = "high", th
         scene.write_text(text, encoding="utf-8")
         args = [POVRAY, "scene.pov", "+Oframe.png", f"+W{w}", f"+H{h}", "+FN16", "File_Gamma=1.0", "-D", "-V", "-GA",
                 "+Q9"]
-        if quality == "high":
+        if quality == "fine":  # anti-aliased: about twice the time
             args += ["+A0.3", "+AM1"]
+        elif quality != "standard":
+            raise ValueError(f"quality {quality!r} must be standard or fine")
         if threads:
             args.append(f"+WT{threads}")
         env = dict(os.environ, HOME=tmp)  # no user configuration; the system one keeps I/O in this directory
@@ -360,8 +362,8 @@ def render_linear(text: str, size: tuple[int, int], *, quality: str = "high", th
 
 def develop(linear: np.ndarray, rig: Rig, gain: float, white_balance: tuple[float, float, float],
             seed: int, awb: np.ndarray | None = None) -> np.ndarray:
-    """The camera: exposure, white balance (R G B), vignetting, noise growing with the gain, sRGB,
-    JPEG; ``awb``: the B G R gains the camera's white balance settled on at calibration.  Returns an
+    """The camera: exposure, white balance (R G B), the lens's softness and vignetting, noise
+    growing with the gain, sRGB, JPEG; ``awb``: the B G R gains the camera's white balance settled on at calibration.  Returns an
     8-bit BGR picture."""
     rng = np.random.default_rng(seed)
     if awb is None:
@@ -370,6 +372,8 @@ def develop(linear: np.ndarray, rig: Rig, gain: float, white_balance: tuple[floa
     wb = np.array([white_balance[2] * rig.white_balance[2], white_balance[1], white_balance[0] * rig.white_balance[0]],
                   np.float32) * awb
     img = linear * gain * wb[None, None, :]
+    if rig.lens_blur > 0:  # the lens is never perfectly sharp (and hides the tracer's aliasing)
+        img = cv2.GaussianBlur(img, (0, 0), rig.lens_blur * w / 1280)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
     img *= (1 - rig.vignetting * r2)[..., None]

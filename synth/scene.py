@@ -201,6 +201,7 @@ class Rig:
     jpeg: int
     white_balance: tuple[float, float, float]  # the camera's own cast, R G B
     seed: int
+    lens_blur: float = 0.0  # the lens's softness, pixels (at 1280 wide)
 
     @property
     def height(self) -> float:
@@ -267,7 +268,7 @@ def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), sam
         vignetting=float(rng.uniform(0.08, 0.35)), noise=float(rng.uniform(0.8, 2.5)),
         jpeg=int(rng.integers(72, 96)),
         white_balance=(float(rng.uniform(0.92, 1.08)), 1.0, float(rng.uniform(0.92, 1.08))),
-        seed=int(rng.integers(0, 2**31)),
+        seed=int(rng.integers(0, 2**31)), lens_blur=float(rng.uniform(0.55, 0.9)),
     )
 
 
