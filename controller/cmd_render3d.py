@@ -26,6 +26,7 @@ def register(commands: Any) -> None:
     r3.add_argument("--contact-sheet", metavar="DIR", help="draw a dataset's frames with their labels")
     r3.add_argument("-o", "--output", metavar="FILE", help="contact sheet image to write (.png/.jpg)")
     r3.add_argument("--limit", type=int, default=None, help="contact sheet: only the first N frames")
+    r3.add_argument("--columns", type=int, default=4, help="contact sheet: frames per row")
     r3.add_argument("--quiet", action="store_true", help="no progress lines")
     r3.set_defaults(func=_render3d)
 
@@ -42,7 +43,9 @@ def _render3d(args: argparse.Namespace) -> int:
             raise ValueError("give -o FILE for the contact sheet")
         if not args.output.lower().endswith((".png", ".jpg", ".jpeg")):
             raise ValueError(f"output {args.output!r} must end in .png or .jpg")
-        n = dataset3d.contact_sheet(args.contact_sheet, args.output, limit=args.limit)
+        if not 1 <= args.columns <= 12:
+            raise ValueError("--columns must be 1 to 12")
+        n = dataset3d.contact_sheet(args.contact_sheet, args.output, columns=args.columns, limit=args.limit)
         print(f"wrote {args.output} ({n} frames)")
         return 0
     if not args.dataset or not args.design:
