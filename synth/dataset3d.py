@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from synth.designs import DESIGNS, design
-from synth.povray import develop, render_linear, scene_text
+from synth.povray import develop, incident_light, render_linear, scene_text
 from synth.scene import (
     Lighting,
     Moment,
@@ -50,19 +50,18 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _exposure(linear: np.ndarray, corners: np.ndarray) -> tuple[float, np.ndarray]:
-    """The camera's exposure and white balance, set once on the empty board at calibration: the
-    board's median brightness to a mid grey; most of the way from the lamp's colour to
-    grey (the whole picture's average)."""
-    mask = np.zeros(linear.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
-    lum = linear[..., 2] * 0.2126 + linear[..., 1] * 0.7152 + linear[..., 0] * 0.0722
-    median = float(np.median(lum[mask > 0])) if mask.any() else float(np.median(lum))
+def _exposure(linear: np.ndarray, rig: Rig, lighting: Lighting) -> tuple[float, np.ndarray]:
+    """The camera's exposure and white balance, set once on the empty board at calibration.
+    Exposure as a careful user sets it with a grey card: white paper under the calibration light
+    would come out just below full scale, whatever the board's colours (a navy board stays dark),
+    give or take the camera's own bias.  White balance: most of the way from the picture's
+    average colour to grey, as a camera's automatic white balance does."""
     means = linear.reshape(-1, 3).mean(axis=0)
     grey = float(means.mean())
     awb = (grey / np.maximum(means, 1e-5)) ** 0.6
     awb = (awb / awb[1]).astype(np.float32)
-    return float(np.clip(0.2 / max(median, 1e-4), 0.2, 40.0)), awb
+    paper = 0.8 * incident_light(lighting, rig) + lighting.ambient
+    return float(np.clip(0.7 / max(paper, 1e-4) * rig.exposure_bias, 0.05, 40.0)), awb
 
 
 CameraSettings = tuple[float, np.ndarray]
@@ -75,7 +74,7 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
     camera = rig.camera if calibration else rig.play_camera
     linear = render_linear(scene_text(rig, moment, lighting, camera), camera.size, quality=quality, threads=threads)
     if settings is None:
-        settings = _exposure(linear, rig.corners())
+        settings = _exposure(linear, rig, lighting)
     gain, awb = settings
     image = develop(linear, rig, gain * moment.exposure, moment.white_balance, moment.seed, awb)
     return image, settings

@@ -21,7 +21,7 @@ import numpy as np
 from synth.designs import Design
 from synth.scene import Camera, Lighting, Moment, Rig, board_base, kelvin_rgb, point_centre_u
 
-__all__ = ["scene_text", "render_linear", "develop", "povray_available", "POVRAY"]
+__all__ = ["scene_text", "render_linear", "develop", "incident_light", "povray_available", "POVRAY"]
 
 POVRAY = "povray"
 
@@ -55,7 +55,7 @@ def material(kind: str, colour: tuple[int, int, int], lacquer: float, seed: int,
                 "normal { granite 0.5 scale 1.5 } finish { diffuse 0.85 specular 0.03 } }")
     if kind == "leatherette":
         return (f"texture {{ pigment {{ {_lin(c)} }} normal {{ bumps 0.12 scale 1.6 }} "
-                "finish { diffuse 0.8 specular 0.12 roughness 0.08 } }")
+                "finish { diffuse 0.8 specular 0.08 roughness 0.03 } }")
     if kind in ("vinyl", "magnetic"):
         return (f"texture {{ pigment {{ {_lin(c)} }} normal {{ bumps 0.04 scale 3 }} "
                 f"finish {{ diffuse 0.8 specular {0.35 if kind == 'vinyl' else 0.6} roughness 0.01 "
@@ -225,7 +225,7 @@ def _lights(lighting: Lighting) -> str:
         col = f"rgb <{lin[0] * k:.4f},{lin[1] * k:.4f},{lin[2] * k:.4f}>"
         n = {"bulb": 3, "shade": 4, "softbox": 5, "window": 5}[lamp.kind]
         size = lamp.size
-        dist = float(np.linalg.norm(np.asarray(lamp.position) - np.array([250.0, 0.0, 200.0])))
+        dist = float(np.linalg.norm(np.asarray(lamp.position) - np.array(METERING_POINT)))
         fade = f"fade_distance {dist:.1f} fade_power 2" if i == 0 else ""
         out.append(f"light_source {{ {_v(lamp.position)} color {col} area_light <{size:.1f},0,0>, <0,0,{size:.1f}>, {n}, {n} "
                    f"adaptive 1 circular orient {fade} }}")
@@ -234,6 +234,21 @@ def _lights(lighting: Lighting) -> str:
     a = lighting.ambient
     out.append(f"global_settings {{ assumed_gamma 1.0 max_trace_level 6 ambient_light rgb <{r * a:.4f},{g * a:.4f},{b * a:.4f}> }}")
     return "\n".join(out) + "\n"
+
+
+METERING_POINT = (250.0, 0.0, 200.0)  # where the main lamp's fall-off is 1 (mm; near every board's middle)
+
+
+def incident_light(lighting: Lighting, rig: Rig) -> float:
+    """How brightly the lamps light a flat white surface at the board's middle (POV-Ray's
+    diffuse term: intensity x cosine x fall-off)."""
+    del rig
+    total = 0.0
+    for lamp in lighting.lamps:
+        to_lamp = np.asarray(lamp.position) - np.asarray(METERING_POINT)
+        cos = max(0.0, float(to_lamp[1] / np.linalg.norm(to_lamp)))
+        total += lamp.intensity * cos  # the main lamp's fall-off is 1 there; windows have none
+    return total
 
 
 def _camera(cam: Camera) -> str:

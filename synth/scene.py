@@ -202,6 +202,7 @@ class Rig:
     white_balance: tuple[float, float, float]  # the camera's own cast, R G B
     seed: int
     lens_blur: float = 0.0  # the lens's softness, pixels (at 1280 wide)
+    exposure_bias: float = 1.0  # the camera's metering off a grey card's, factor
 
     @property
     def height(self) -> float:
@@ -269,6 +270,7 @@ def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), sam
         jpeg=int(rng.integers(72, 96)),
         white_balance=(float(rng.uniform(0.92, 1.08)), 1.0, float(rng.uniform(0.92, 1.08))),
         seed=int(rng.integers(0, 2**31)), lens_blur=float(rng.uniform(0.55, 0.9)),
+        exposure_bias=float(np.exp(rng.uniform(-0.3, 0.3))),
     )
 
 
