@@ -4,9 +4,12 @@ Renders ``--frames`` frames of each design (default: one tuning and one held-out
 standard quality (and ``--fine``: anti-aliased) and prints the seconds per frame (references
 included in the total).  ``--from-cache DIR`` instead summarises the ``timing.json`` that
 `referee render3d` writes beside every dataset under DIR.  The machine's other load shows in the
-figures: run it on a quiet machine.
+figures: run it on a quiet machine.  ``--eval DIR`` reads every dataset under DIR with today's
+reader (`referee vision eval`, with the hand gate and with it overruled) and prints the README's
+table: one row per design, then the held-out and the tuning designs pooled over their frames.
 
     .venv/bin/python bench/render3d.py [--frames 3] [--design NAME ...] [--fine] [--from-cache DIR]
+    .venv/bin/python bench/render3d.py --eval DIR [--checkers classical|learned]
 """
 
 from __future__ import annotations
@@ -42,6 +45,45 @@ def from_cache(root: Path) -> int:
     return 0
 
 
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def evaluate_all(root: Path, checkers: str) -> int:
+    from vision.config import VisionConfig
+    from vision.evaluate import evaluate, summarise
+
+    rows = []
+    pooled: dict[tuple[str, bool], list] = {}
+    for meta_path in sorted(root.glob("*/dataset.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        kind = meta["generator"]["kind"]
+        for gate in (True, False):
+            summary, results = evaluate(meta_path.parent, VisionConfig(checker_reader=checkers), gate=gate)
+            pooled.setdefault((kind, gate), []).extend(results)
+            rows.append((meta_path.parent.name, kind, gate, summary))
+    if not rows:
+        print(f"no datasets under {root}", file=sys.stderr)
+        return 2
+    keyed = {(name, gate): summary for name, _, gate, summary in rows}
+    print("| design | frames | clear refused (gate) | hands refused | point_accuracy (gate) | point_accuracy | "
+          "board_exact | dice_exact | valid_flagged_void | void_detected |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    lines = []
+    for name, kind, gate, _ in rows:
+        if not gate:
+            continue
+        lines.append((f"{name} ({kind})", keyed[(name, True)], keyed[(name, False)]))
+    for kind in ("held-out", "tuning"):
+        if (kind, True) in pooled:
+            lines.append((f"**{kind} together**", summarise(pooled[(kind, True)]), summarise(pooled[(kind, False)])))
+    for title, on, off in lines:
+        print(f"| {title} | {on['frames']} | {_fmt(on['false_occlusion'])} | {_fmt(on['occlusion_refused'])} | "
+              f"{_fmt(on['point_accuracy'], 3)} | {_fmt(off['point_accuracy'], 3)} | {_fmt(off['board_exact'])} | "
+              f"{_fmt(off['dice_exact'])} | {_fmt(off['valid_flagged_void'])} | {_fmt(off['void_detected'])} |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=3)
@@ -49,7 +91,11 @@ def main() -> int:
     parser.add_argument("--fine", action="store_true", help="also time the anti-aliased quality")
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--from-cache", type=Path, default=None)
+    parser.add_argument("--eval", type=Path, default=None, help="read every dataset under this directory")
+    parser.add_argument("--checkers", choices=["classical", "learned"], default="classical")
     args = parser.parse_args()
+    if args.eval is not None:
+        return evaluate_all(args.eval, args.checkers)
     if args.from_cache is not None:
         return from_cache(args.from_cache)
     if not povray_available():
