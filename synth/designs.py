@@ -11,7 +11,8 @@ Colours are sRGB 0..255 (converted to linear light for POV-Ray).  Lengths are mi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 __all__ = ["Design", "DESIGNS", "design", "Checkers", "Dice"]
 
@@ -65,7 +66,7 @@ class Design:
     outline: RGB | None = None  # a line around every point
     point_length: float = 0.42  # point length / surface height
     lacquer: float = 0.0  # 0..1: how much the surfaces mirror (gloss of the finish)
-    table: tuple[RGB, ...] = field(default=((120, 96, 70), (70, 72, 78), (150, 140, 125), (40, 40, 44)))
+    table: tuple[RGB, ...] = dataclasses.field(default=((120, 96, 70), (70, 72, 78), (150, 140, 125), (40, 40, 44)))
 
     @property
     def kind(self) -> str:

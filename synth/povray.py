@@ -104,7 +104,8 @@ def _checker_object(name: str, rig: Rig, colour: tuple[int, int, int], seed: int
     b = max(0.4, min(ch.bevel * rig.checker_d, t / 2 - 0.1))
     tex = _checker_texture(rig.design, colour, seed)
     shade = 0.78 if sum(colour) > 300 else 1.45
-    inner = tuple(min(255, int(c * shade + (0 if shade < 1 else 12))) for c in colour)
+    r0, g0, b0 = (min(255, int(c * shade + (0 if shade < 1 else 12))) for c in colour)
+    inner = (r0, g0, b0)
     body = (f"union {{ cylinder {{ <0,0,0>, <0,{t:.3f},0>, {r - b:.3f} }} cylinder {{ <0,{b:.3f},0>, <0,{t - b:.3f},0>, {r:.3f} }} "
             f"torus {{ {r - b:.3f}, {b:.3f} translate y*{b:.3f} }} torus {{ {r - b:.3f}, {b:.3f} translate y*{t - b:.3f} }} ")
     if ch.rim:
@@ -372,6 +373,8 @@ def render_linear(text: str, size: tuple[int, int], *, quality: str = "standard"
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise OSError(f"POV-Ray failed: {' | '.join(tail)}")
         image = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise OSError("POV-Ray wrote an unreadable picture")
     return image.astype(np.float32) / 65535.0
 
 
@@ -400,4 +403,7 @@ def develop(linear: np.ndarray, rig: Rig, gain: float, white_balance: tuple[floa
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rig.jpeg)])
     if not ok:
         raise OSError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise OSError("JPEG decoding failed")
+    return decoded

@@ -581,9 +581,9 @@ def random_moment(rig: Rig, rng: np.random.Generator, occluded_rate: float = 0.1
         moment.hand = random_hand(rig, rng)
     if rng.random() < 0.25:  # a player's head between the lamp and the board
         lamp = np.asarray(rig.play_light.lamps[0].position)
-        spot = np.array([rng.uniform(0, rig.design.width), 0.0, rng.uniform(0, rig.height)])
+        ground = np.array([rng.uniform(0, rig.design.width), 0.0, rng.uniform(0, rig.height)])
         k = float(rng.uniform(0.35, 0.6))
-        c = spot + (lamp - spot) * k
+        c = ground + (lamp - ground) * k
         moment.shade = (float(c[0]), float(c[1]), float(c[2]), float(rng.uniform(70, 110)),
                         float(rng.choice([1.25, 3.5])), float(rng.uniform(0, 180)))  # a head, or an arm
     moment.exposure = float(rng.uniform(0.9, 1.1))
