@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tempfile
 from typing import IO
 
@@ -86,11 +87,15 @@ def import_match(path: str | os.PathLike[str]) -> ImportedMatch:
     """Read a ``.mat`` or ``.sgf`` file (by extension, else by content), validating every play."""
     name = os.fspath(path)
     fmt = os.path.splitext(name)[1].lower().lstrip(".")
-    size = os.path.getsize(name)
+    info = os.stat(name)
+    if not stat.S_ISREG(info.st_mode):
+        # a FIFO with no writer would block open() forever; a device never ends
+        raise RecordError(f"{name}: not a regular file ({_kind(info.st_mode)}); import reads match files")
+    size = info.st_size
     limit = mat.MAX_BYTES
     if size > limit:
         raise RecordError(f"{name}: file too large ({size >> 20} MB; limit {limit >> 20} MB), not a match file")
-    with open(name, encoding="utf-8", errors="strict", newline=None) as stream:
+    with open(name, encoding="utf-8", errors="strict", newline="\n") as stream:  # lone CRs stay visible
         if fmt not in ("mat", "sgf"):
             try:
                 start = stream.read(4096)
@@ -102,6 +107,14 @@ def import_match(path: str | os.PathLike[str]) -> ImportedMatch:
             return read_match(stream, fmt)
         except RecordError as error:
             raise type(error)(f"{name}: {error}") from None
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def header_of(imported: ImportedMatch, device: str = "") -> Header:
