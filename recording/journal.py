@@ -28,6 +28,7 @@ import datetime as _dt
 import fcntl
 import json
 import os
+import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -299,6 +300,10 @@ class Journal:
             fsync_dir(os.path.dirname(os.path.abspath(path)))
         except BaseException:
             os.close(fd)
+            try:  # no header-less file left behind (disk full ...)
+                os.unlink(path)
+            except OSError:
+                pass
             raise
         return cls(path, header, [], state, [], fd, clock)
 
@@ -676,6 +681,23 @@ def _report(scan: _Scan, size: int) -> list[Damage]:
         line, reason = scan.damaged[0]
         return [Damage(line.number, line.offset, reason, size - scan.good)]
     return [Damage(line.number, line.offset, reason, line.size, tail=False) for line, reason in scan.damaged]
+
+
+def has_room(directory: str, size: int = 1 << 16) -> bool:
+    """Whether ``directory`` takes ``size`` more bytes now (a probe written, fsynced and removed)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".room-", dir=directory or ".")
+    except OSError:
+        return False
+    try:
+        _write_all(fd, b"\0" * size)
+        os.fsync(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        os.unlink(probe)
 
 
 def create(path: str | os.PathLike[str], header: Header, **kwargs: Any) -> Journal:
