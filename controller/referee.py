@@ -12,7 +12,7 @@ only then to the players (``signals.emit``), so nothing the players were told ca
 Signals (``emit(kind, data)``), each a dict of plain values:
 ``ready`` (seating learnt), ``board`` (a new reading), ``rolled``, ``void``, ``no_play``, ``play``,
 ``illegal`` (points: {physical point: "extra"|"missing"}, reason), ``guide`` (points still wrong),
-``corrected``, ``accepted``, ``question``, ``mismatch`` (the board differs from the record),
+``corrected``, ``accepted``, ``dice_corrected`` (read, dice, who), ``question``, ``mismatch`` (the board differs from the record),
 ``cube``, ``game_end``, ``match_end``, ``paused``, ``resumed``, ``turn``, ``cascade`` (gul bara:
 the opponent is to play the cascade steps the roller could not; player, steps).
 """
@@ -20,11 +20,13 @@ the opponent is to play the cascade steps the roller could not; player, steps).
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from recording.journal import Journal, has_room
 from rules import match
@@ -149,6 +151,20 @@ class _Pending:
     roll_refused: bool = False  # dice thrown over it under must_correct, not yet lifted
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _one_at_a_time(method: _Method) -> _Method:
+    """The camera's thread and the page's threads act on one referee: one action at a time."""
+
+    @functools.wraps(method)
+    def locked(self: Referee, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, locked)
+
+
 class Referee:
     """The arbiter's state machine over one match journal."""
 
@@ -160,6 +176,7 @@ class Referee:
         *,
         evidence: Callable[[], str | None] | None = None,
     ) -> None:
+        self._lock = threading.RLock()
         self.journal = journal
         self.signals = signals
         self.settings = settings or RefereeSettings()
@@ -268,6 +285,7 @@ class Referee:
         return True
 
     # --- camera ------------------------------------------------------------------------------
+    @_one_at_a_time
     def observe(self, obs: Observation, now: float = 0.0) -> None:
         """One reading of a settled frame (the service never passes an occluded frame as read)."""
         if obs.refused or obs.occluded or obs.points is None:
@@ -556,6 +574,7 @@ class Referee:
         if ends:
             self._judge_turn(obs, observed)
 
+    @_one_at_a_time
     def turn_button(self, player: int | None = None) -> None:
         """A player pressed their turn (clock) button: the turn ends with the board as it is."""
         if self.mode != NORMAL or self.state.phase not in (match.PLAY, match.REMAINDER) or self.last is None:
@@ -731,6 +750,7 @@ class Referee:
             self._emit("turn", player=state.turn)
 
     # --- people ------------------------------------------------------------------------------
+    @_one_at_a_time
     def accept_illegal(self) -> bool:
         """The opponent accepts the illegal play on the board (policy ``opponent_may_accept``)."""
         if self.mode != ILLEGAL or self.pending is None:
@@ -753,6 +773,7 @@ class Referee:
         self._after_play()
         return True
 
+    @_one_at_a_time
     def confirm_reading(self) -> bool:
         """A person confirms the uncertain reading is what the board shows: judge it."""
         if self.mode != QUESTION or self.pending is None or self.last is None:
@@ -765,6 +786,7 @@ class Referee:
         self._judge_confirmed(observed)
         return True
 
+    @_one_at_a_time
     def correct_reading(self, position: Position) -> bool:
         """A person says what the board really shows (from the acting player's side): judge that.
 
@@ -815,6 +837,57 @@ class Referee:
         else:
             self.mode = ILLEGAL
 
+    @_one_at_a_time
+    def correct_dice(self, dice: tuple[int, int], who: str = "director") -> bool:
+        """A person says the dice being played are ``dice``, not what the camera read.
+
+        Journaled (with the evidence frame) as its own event before anything else; then the board
+        is judged again with the real roll: an illegal play or a question that came from the
+        misread dice is settled by it (a legal play is recorded at once), and a roll that cannot
+        be played is recorded as such.
+        """
+        state = self.state
+        if state.phase != match.PLAY or state.turn is None or state.dice is None:
+            self.message = "the dice can be corrected only while the roll is being played"
+            return False
+        if len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+            self.message = "each die shows 1 to 6"
+            return False
+        read = state.dice
+        if sorted(dice) == sorted(read):
+            self.message = f"the roll is already recorded as {read[0]}-{read[1]}"
+            return False
+        player = state.turn
+        if not self._append(match.DiceCorrected(player=player, read=read, dice=(dice[0], dice[1]), who=who),
+                            with_evidence=True):
+            return False
+        self._emit("dice_corrected", player=player, read=list(read), dice=list(dice), who=who)
+        pending = self.pending if self.mode in (ILLEGAL, QUESTION) else None
+        was = self.mode
+        if pending is not None:
+            self.mode = NORMAL
+            self.pending = None
+            self.mismatch = {}
+        self.uncertain_reads = 0
+        self.message = ""
+        if pending is not None and self.last is not None:
+            if was == ILLEGAL:
+                self._emit("corrected", player=player, how="dice corrected")
+                legal = self._legal()
+                play = legal.get(pending.observed)
+                if play is not None:
+                    if self._append(self._play_event(player, pending.observed, play), with_evidence=True):
+                        self._emit("play", player=player, play=play.notation(), position=pending.observed.id)
+                        self._after_play()
+                else:
+                    self._declare_illegal(self.last, pending.observed, legal)
+            else:
+                self._judge_turn(self.last, pending.observed)
+            return True
+        self._check_playable()
+        return True
+
+    @_one_at_a_time
     def cube(self, action: str, player: int) -> bool:
         """``double``, ``take``, ``drop`` or ``beaver`` by ``player`` (buttons or the page)."""
         events = {"double": match.Double, "take": match.Take, "drop": match.Drop, "beaver": match.Beaver}
@@ -829,9 +902,11 @@ class Referee:
             self._after_play()
         return True
 
+    @_one_at_a_time
     def resign(self, player: int, value: int = 1) -> bool:
         return self._append(match.Resign(player=player, value=value)) and (self._emit("resign", player=player, value=value) or True)
 
+    @_one_at_a_time
     def answer_resignation(self, accept: bool, player: int) -> bool:
         event = match.ResignAccepted(player=player) if accept else match.ResignDeclined(player=player)
         if not self._append(event):
@@ -840,6 +915,7 @@ class Referee:
             self._after_play()
         return True
 
+    @_one_at_a_time
     def pause(self, reason: str = "director") -> None:
         """Pause the game for ``reason``; it goes on only when every reason is lifted."""
         if reason in self.pause_reasons:
@@ -850,6 +926,7 @@ class Referee:
             self.mode = PAUSED
         self._emit("paused", reason=reason)
 
+    @_one_at_a_time
     def resume(self, reason: str = "director") -> bool:
         """Lift the pause ``reason`` set (a camera that is back never lifts a director's pause).
 

@@ -69,9 +69,16 @@ class BoardSignals:
             player = data.get("player")
             leds.show_turn(self.seat_of(player) if player is not None else None, WHITE)
         elif kind == "void":
+            # the roller's turn light blinks amber with the status light: throw again
+            player = data.get("player")
             leds.show_status(STATUS["void"], blink=True)
+            if player is not None:
+                leds.show_turn(self.seat_of(player), AMBER, blink=True)
         elif kind == "rolled":
             leds.show_status(STATUS["ok"])
+            player = data.get("player")
+            if player is not None:
+                leds.show_turn(self.seat_of(player), WHITE)
         elif kind == "question":
             leds.show_status(STATUS["question"], blink=True)
         elif kind == "paused":

@@ -86,6 +86,9 @@ REFUSAL_KEYS = (
     ("an illegal play must be corrected", "refuse.must_correct"),
     ("there is no question to answer", "refuse.no_question"),
     ("a correction is taken only while a play is being judged", "refuse.no_correction"),
+    ("the dice can be corrected only while the roll is being played", "refuse.dice_when"),
+    ("each die shows 1 to 6", "refuse.dice_range"),
+    ("the roll is already recorded as", "refuse.dice_same"),
     ("not a legal play either", "refuse.not_legal_either"),
     ("the cube is dead", "refuse.cube_dead"),
     ("may double only on their own turn", "refuse.double_when"),
@@ -115,6 +118,24 @@ def reason_code(reason: str) -> str:
         if words in reason:
             return code
     return ""
+
+
+#: A camera whose last frame is older than this is not "ok" (it has stopped sending frames).
+STALE_FRAME_S = 10.0
+
+
+def camera_health(health: Mapping[str, Any]) -> Health:
+    """The camera's line on the page from the table's health figures: never "ok" on a stale frame."""
+    age = health.get("last_frame_age_s")
+    fps = health.get("fps", 0)
+    if not health.get("camera_ok", True):
+        return Health("error", "camera lost: game paused", "devd.camera_lost")
+    if age is None:
+        return Health("warn", "no frame yet", "devd.no_frame")
+    if age > STALE_FRAME_S:
+        return Health("error", f"no new frame for {age:.0f} s: the camera has stopped", "devd.stale",
+                      (("age", f"{age:.0f}"),))
+    return Health("ok", f"{fps} fps", "devd.fps", (("fps", fps),))
 
 
 class RefereeHub:
@@ -215,7 +236,9 @@ class RefereeHub:
                 for p, kind in sorted(pending.points.items())
             )
             if referee.mode == ILLEGAL:
-                alert = Alert(pending.reason, marks, code=reason_code(pending.reason), can_accept=referee.options.get("illegal_play") == "opponent_may_accept")
+                alert = Alert(pending.reason, marks, code=reason_code(pending.reason),
+                              can_accept=referee.options.get("illegal_play") == "opponent_may_accept",
+                              read=pending.observed)
             elif referee.mode == QUESTION:
                 question = Question(pending.reason, pending.observed, marks, code=reason_code(pending.reason))
         result, result_key, result_values = "", "", ()
@@ -226,6 +249,14 @@ class RefereeHub:
             result_key = "result.wins" if last.winner is not None else "result.a_draw"
             result_values = (("name", who), ("points", f"{last.points:g}"), ("kind", last.result))
         score = tuple(int(s) if float(s).is_integer() else s for s in state.score)
+        void_roll = ""
+        if state.phase in (match.OPENING, match.ROLL, match.GAME_OVER) and referee.mode != PAUSED:
+            for record in reversed(journal.records[-20:]):
+                if isinstance(record.event, match.Comment):
+                    continue
+                if isinstance(record.event, match.VoidRoll):
+                    void_roll = record.event.reason or "void"
+                break
         return Snapshot(
             variant=state.variant,
             position=state.position_for(on_roll),
@@ -250,6 +281,7 @@ class RefereeHub:
             tournament=self.tournament,
             paused=referee.mode == PAUSED,
             options=tuple((k, v) for k, v in state.config.options if isinstance(v, (str, bool, int))),
+            void_roll=void_roll,
         )
 
     def _moves(self, referee: Referee) -> tuple[MoveEntry, ...]:
@@ -296,14 +328,7 @@ class RefereeHub:
         else:
             import time
 
-            health = table.health.to_json(time.monotonic())
-            age = health["last_frame_age_s"]
-            if not health["camera_ok"]:
-                camera = Health("error", "camera lost: game paused", "devd.camera_lost")
-            else:
-                camera = Health("ok", f"{health['fps']} fps" + (f", last frame {age} s ago" if age is not None else ""),
-                                "devd.fps_age" if age is not None else "devd.fps",
-                                (("fps", health["fps"]), ("age", age)))
+            camera = camera_health(table.health.to_json(time.monotonic()))
         leds = Health("off", "no LED controller", "devd.no_leds")
         if self._leds_status is not None:
             try:
@@ -374,6 +399,16 @@ class RefereeHub:
             message = self._need().message
             raise CommandRefused(message or "not possible now", refusal_key(message) if message else "refuse.not_now")
 
+    @property
+    def can_start_games(self) -> bool:
+        """False in the demo, which plays its built-in games (the page then offers no new game)."""
+        return self._new_game is not None
+
+    def set_tournament(self, on: bool) -> None:
+        """Tournament mode: no pip counts or other aids on the page (README, HARDWARE.md)."""
+        self.tournament = bool(on)
+        self.publish("settings", {"tournament": self.tournament})
+
     def new_game(self, variant: str, players: tuple[str, str], match_length: int,
                  options: Mapping[str, Any]) -> None:
         if self._new_game is None:
@@ -389,6 +424,9 @@ class RefereeHub:
 
     def correct_reading(self, position: Position) -> None:
         self._check(self._need().correct_reading(position))
+
+    def correct_dice(self, dice: tuple[int, int]) -> None:
+        self._check(self._need().correct_dice(dice, who="director"))
 
     def _turn(self) -> int:
         turn = self._need().state.turn
@@ -407,9 +445,6 @@ class RefereeHub:
 
     def resign(self, points: int) -> None:
         self._check(self._need().resign(self._turn(), points))
-
-    def undo_last(self) -> None:
-        raise CommandRefused("undo is not available: correct the board instead (the referee judges what it sees)")
 
     def pause(self) -> None:
         self._need().pause("director")

@@ -2,7 +2,7 @@
 
 Nardy-family games carry a ``; [Variation "LongNardy"]`` header and their moves in the mover's
 own numbering (``24/18 13/off``); void rolls, illegal plays (detected, accepted, corrected),
-manual corrections, resignations and draws are written in the mover's column, in words.  In gul
+corrected dice, manual corrections, resignations and draws are written in the mover's column, in words.  In gul
 bara the opponent's part of a cascade (the steps the roller could not play) is a line of its own in
 the opponent's column: ``cascade 556666: 24/19(2) 24/18(4)``.
 """
@@ -45,6 +45,10 @@ def _text_for(variant: str) -> Any:
             return event.player, f"{roll}: illegal play ({event.reason or 'no reason'})"
         if isinstance(event, match.IllegalPlayCorrected):
             return event.player, " (corrected)"
+        if isinstance(event, match.DiceCorrected):
+            read, real = event.read, event.dice
+            return event.player, (f" (dice corrected: read {max(read)}{min(read)}, really {max(real)}{min(real)}"
+                                  f"{', by ' + event.who if event.who else ''})")
         if isinstance(event, match.VoidRoll):
             return event.player, f" (void roll{': ' + event.reason if event.reason else ''})"
         if isinstance(event, match.ManualCorrection):

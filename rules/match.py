@@ -99,6 +99,21 @@ class VoidRoll(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DiceCorrected(Event):
+    """A person corrected the dice the referee recorded (the camera misread them), while they are
+    being played.  ``read`` is what was recorded, ``dice`` what the dice really show, ``who`` who
+    corrected them (``"director"`` from the page).  From here on the roll is ``dice``: an illegal
+    play judged with the misread dice no longer stands (the referee judges the board again).
+    """
+
+    kind: ClassVar[str] = "DiceCorrected"
+    player: int
+    read: tuple[int, int]
+    dice: tuple[int, int]
+    who: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Play(Event):
     """The player's play with the rolled dice: the position it produces, seen from the mover.
 
@@ -248,6 +263,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         OpeningRoll,
         Roll,
         VoidRoll,
+        DiceCorrected,
         Play,
         CascadePlay,
         Double,
@@ -573,6 +589,22 @@ def _roll(state: MatchState, event: Roll) -> MatchState:
 def _void_roll(state: MatchState, event: VoidRoll) -> MatchState:
     _need(state.phase in (OPENING, ROLL, GAME_OVER), "a void roll is recorded only when a roll is due")
     return state
+
+
+def _dice_corrected(state: MatchState, event: DiceCorrected) -> MatchState:
+    dice = tuple(event.dice)
+    _need(
+        len(dice) == 2 and all(isinstance(d, int) and 1 <= d <= 6 for d in dice),
+        f"dice {event.dice!r} must be two numbers 1..6",
+    )
+    _need(state.phase == PLAY and state.dice is not None, "the dice can be corrected only while the roll is being played")
+    _need(state.turn == event.player, f"player {state.turn} is playing the roll, not player {event.player}")
+    assert state.dice is not None
+    _need(sorted(event.read) == sorted(state.dice),
+          f"the recorded roll is {state.dice[0]}-{state.dice[1]}, not {event.read[0]}-{event.read[1]}")
+    if state.variant == "backgammon" and state.roll_number == 0:  # the opening roll is being played
+        _need(dice[0] != dice[1], "an opening roll cannot be a double")
+    return replace(state, dice=(dice[0], dice[1]), illegal_pending=False)
 
 
 def _not_now(state: MatchState, what: str) -> str:
@@ -940,6 +972,7 @@ def _register() -> None:
         OpeningRoll: _opening_roll,
         Roll: _roll,
         VoidRoll: _void_roll,
+        DiceCorrected: _dice_corrected,
         Play: _play,
         CascadePlay: _cascade_play,
         Double: _double,
@@ -966,6 +999,7 @@ __all__ = [
     "OpeningRoll",
     "Roll",
     "VoidRoll",
+    "DiceCorrected",
     "Play",
     "CascadePlay",
     "Double",

@@ -25,13 +25,14 @@ referee plugs two objects in (both defined as ``typing.Protocol`` in :mod:`web_u
       Server-Sent Events stream (``Last-Event-ID`` replay).  Any ``type`` is fine; the page
       redraws from ``snapshot()`` after each batch and names known types in its event log
       (roll, play, alert, accepted, question, confirmed, corrected, cube, game_end, new_game,
-      undo, paused, resumed, status, calibration).
+      paused, resumed, status, calibration).
     * ``camera_jpeg() -> bytes | None`` (frame with the detected board drawn over it) and
       ``camera_reading() -> CameraReading | None`` (what the camera reads now, physical P1..P24).
 
 ``commands`` (:class:`web_ui.view.Commands`): ``new_game(variant, players, match_length,
 options)``, ``accept_illegal()``, ``confirm_reading()``, ``correct_reading(position)``,
-``double()``, ``take()``, ``drop()``, ``resign(points)``, ``undo_last()``, ``pause()``,
+``correct_dice((d0, d1))``,
+``double()``, ``take()``, ``drop()``, ``resign(points)``, ``pause()``,
 ``resume()``, ``set_corners([(x, y)] * 4)``, ``capture_empty()``, ``capture_start(variant)``,
 optionally ``set_tournament(on)``.  Each returns None or raises ``ValueError`` (for instance
 ``web_ui.view.CommandRefused`` or a ``rules`` error) whose message the page shows as it is.

@@ -10,7 +10,7 @@ and presentation attributes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from rules.position import Position, opponent_point
@@ -51,6 +51,7 @@ class BoardLayout:
     pips: tuple[int, int] | None = None
     bottom_off: int = 0
     top_off: int = 0
+    turn_marker: bool = True  # False once the game is over: nobody is to play
 
 
 def to_display(variant: str, on_roll: int, mover_point: int) -> int:
@@ -111,14 +112,16 @@ def position_from_layout(variant: str, bottom: Sequence[int], top: Sequence[int]
 
 
 def layout_from_snapshot(snap: Snapshot) -> BoardLayout:
-    return layout_from_position(
+    over = snap.phase == "game_over"
+    layout = layout_from_position(
         snap.position,
         snap.on_roll,
-        dice=snap.dice,
+        dice=() if over else snap.dice,  # the last roll is no longer on the board
         cube_value=snap.cube_value,
         cube_owner=snap.cube_owner,
         show_pips=not snap.tournament,
     )
+    return replace(layout, turn_marker=not over)
 
 
 def layout_from_reading(reading: CameraReading, variant: str = "backgammon") -> BoardLayout:
@@ -149,8 +152,11 @@ def _stack(out: list[str], cx: float, base: float, direction: int, count: int, c
         out.append(f'<text class="ck-count {cls}-count" x="{cx:.0f}" y="{cy + 8:.0f}">{count}</text>')
 
 
+DIE = 34  # a die fits between the two rows of point labels
+
+
 def _die(out: list[str], x: float, y: float, value: int, cls: str) -> None:
-    size = 44
+    size = DIE
     out.append(f'<g class="die {cls}" data-value="{value}">')
     out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="{size}" height="{size}" rx="8"/>')
     spots = {
@@ -162,7 +168,7 @@ def _die(out: list[str], x: float, y: float, value: int, cls: str) -> None:
         6: [(0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)],
     }.get(value, [])
     for fx, fy in spots:
-        out.append(f'<circle class="pip" cx="{x + fx * size:.1f}" cy="{y + fy * size:.1f}" r="4.6"/>')
+        out.append(f'<circle class="pip" cx="{x + fx * size:.1f}" cy="{y + fy * size:.1f}" r="3.6"/>')
     out.append("</g>")
 
 
@@ -173,11 +179,16 @@ def render(
     mark_side: int | None = None,
     editable: bool = False,
     element_id: str = "",
+    ghost: BoardLayout | None = None,
+    view: tuple[float, float, float, float] | None = None,
+    extra_class: str = "",
 ) -> str:
     """The board as an ``<svg>`` element.
 
     ``marks`` are points in the numbering of ``mark_side`` (default: the side on roll) to
-    highlight; 25 means that side's bar, 0 its borne-off tray.
+    highlight; 25 means that side's bar, 0 its borne-off tray.  ``ghost`` (the recorded position
+    while ``layout`` is what the camera read) is drawn as dashed outlines on the points where the
+    two differ.
     """
     side = layout.on_roll if mark_side is None else mark_side
     side = 0 if side is None else side
@@ -192,9 +203,11 @@ def render(
     label_side = layout.on_roll if layout.on_roll is not None else 0
     out: list[str] = []
     attrs = f' id="{escape(element_id)}"' if element_id else ""
-    classes = "board" + (" editable" if editable else "") + (" has-alert" if marked else "")
+    classes = "board" + (" editable" if editable else "") + (" has-alert" if marked else "") + (
+        f" {extra_class}" if extra_class else "")
+    box = " ".join(f"{v:g}" for v in (view or (0, 0, WIDTH, HEIGHT)))
     out.append(
-        f'<svg{attrs} class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg{attrs} class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="{box}" '
         f'role="img" aria-label="{escape(t("board.aria"))}" data-variant="{escape(layout.variant)}" '
         f'data-on-roll="{"" if layout.on_roll is None else layout.on_roll}">'
     )
@@ -223,6 +236,9 @@ def render(
         cx = x + PW / 2
         _stack(out, cx, base, direction, layout.bottom[d - 1], "ck-light")
         _stack(out, cx, base, direction, layout.top[d - 1], "ck-dark")
+        if ghost is not None and (ghost.bottom[d - 1], ghost.top[d - 1]) != (layout.bottom[d - 1], layout.top[d - 1]):
+            _stack(out, cx, base, direction, ghost.bottom[d - 1], "ck-ghost ghost-light")
+            _stack(out, cx, base, direction, ghost.top[d - 1], "ck-ghost ghost-dark")
         label_y = base + direction * (POINT_LEN + 14)
         out.append(f'<text class="pt-label" x="{cx:.0f}" y="{label_y:.0f}">{label}</text></g>')
     # bar: player 0's checkers on the bottom half of the bar, player 1's on the top half
@@ -239,9 +255,14 @@ def render(
             out.append(f'<rect class="mark-ring" x="{BAR_X + 3}" y="{y0 + 3:.0f}" width="{BAR_W - 6}" '
                        f'height="{MID_Y - TOP_Y - 6:.0f}" rx="8"/>')
         _stack(out, bar_cx, base - direction * R, direction, count, cls, limit=3)
+        if ghost is not None:
+            was = ghost.bottom[24] if key == "bar-bottom" else ghost.top[24]
+            if was != count:
+                _stack(out, bar_cx, base - direction * R, direction, was, "ck-ghost " + cls.replace("ck-", "ghost-"),
+                       limit=3)
         out.append("</g>")
     # borne off: thin slabs in the tray, player 0 at the bottom
-    slab_h = 14
+    slab_h = 12  # 15 slabs and their count stay clear of the turn marker and the pip counts
     for key, count, base, direction, cls in (
         ("off-bottom", layout.bottom_off, BOTTOM_Y - 6, -1, "off-light"),
         ("off-top", layout.top_off, TOP_Y + 6, 1, "off-dark"),
@@ -262,7 +283,7 @@ def render(
             out.append(f'<text class="off-count" x="{TRAY_X + TRAY_W / 2:.0f}" y="{ty:.0f}">{count}</text>')
         out.append("</g>")
     # whose turn: a marker on the tray edge of the side on roll
-    if layout.on_roll is not None:
+    if layout.on_roll is not None and layout.turn_marker:
         y = BOTTOM_Y - 4 if layout.on_roll == 0 else TOP_Y + 4
         out.append(f'<circle class="turn turn-{layout.on_roll}" cx="{TRAY_X + TRAY_W / 2:.0f}" cy="{MID_Y + (60 if layout.on_roll == 0 else -60):.0f}" r="12"/>')
         out.append(f'<text class="turn-label" x="{TRAY_X + TRAY_W / 2:.0f}" y="{MID_Y + (95 if layout.on_roll == 0 else -82):.0f}">'
@@ -276,10 +297,10 @@ def render(
     # dice: in the right half for player 0, the left half for player 1 (as at the board)
     if layout.dice:
         half_x = RIGHT_X if layout.on_roll in (0, None) else LEFT_X
-        x = half_x + HALF_W / 2 - 50
+        x = half_x + HALF_W / 2 - (DIE + 8) * min(len(layout.dice), 4) / 2 + 4
         cls = "die-dark" if layout.on_roll == 1 else "die-light"
         for i, value in enumerate(layout.dice[:4]):
-            _die(out, x + i * 56, MID_Y - 22, value, cls)
+            _die(out, x + i * (DIE + 8), MID_Y - DIE / 2, value, cls)
     # cube: centred on the bar, or at the owner's edge
     if layout.variant == "backgammon":
         value = layout.cube_value if layout.cube_value > 1 else 64
@@ -291,10 +312,37 @@ def render(
     return "".join(out)
 
 
+#: The two halves of the board the phone's correction editor shows one above the other, so that
+#: each point is a tap target of 44 px or more on a 390 px wide screen: the left half with the bar,
+#: then the right half (the borne-off tray is left out: it is not edited).
+LEFT_HALF = (0.0, 0.0, float(BAR_X + BAR_W), float(HEIGHT))
+RIGHT_HALF = (float(RIGHT_X), 0.0, float(HALF_W + MARGIN), float(HEIGHT))
+
+
+def render_editor(layout: BoardLayout, t: Translate = lambda key: key, marks: Sequence[PointMark] = (),
+                  element_id: str = "editor") -> str:
+    """The correction editor: the whole board (wide screens) and the board in two halves (phones);
+    the page's style shows one or the other."""
+    full = render(layout, t, marks, editable=True, element_id=element_id, extra_class="editor-full")
+    halves = "".join(
+        render(layout, t, marks, editable=True, element_id=f"{element_id}-{name}", view=box, extra_class="half")
+        for name, box in (("left", LEFT_HALF), ("right", RIGHT_HALF))
+    )
+    return f'{full}<div class="editor-halves">{halves}</div>'
+
+
 def render_snapshot(snap: Snapshot, t: Translate = lambda key: key, editable: bool = False, element_id: str = "") -> str:
+    """The live board.  During an alert or a question it is what the camera read (the marks are
+    about that board), with the recorded position as ghost checkers where the two differ."""
     marks: tuple[PointMark, ...] = ()
+    read: Position | None = None
     if snap.alert is not None:
-        marks = snap.alert.points
+        marks, read = snap.alert.points, snap.alert.read
     elif snap.question is not None:
-        marks = snap.question.points
-    return render(layout_from_snapshot(snap), t, marks, None, editable, element_id)
+        marks, read = snap.question.points, snap.question.read
+    recorded = layout_from_snapshot(snap)
+    if read is None or read.variant != snap.variant:
+        return render(recorded, t, marks, None, editable, element_id)
+    seen = layout_from_position(read, snap.on_roll, dice=snap.dice, cube_value=snap.cube_value,
+                                cube_owner=snap.cube_owner, show_pips=False)
+    return render(seen, t, marks, None, editable, element_id, ghost=recorded)

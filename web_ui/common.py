@@ -265,6 +265,8 @@ def describe(event: Event, snap: Snapshot, tr: Translator) -> str:
         return tr("log.camera_back") if data.get("ok") else tr("log.camera_lost")
     if kind == "mismatch":
         return tr("log.mismatch")
+    if kind == "dice_corrected":
+        return tr("log.dice_corrected", name=name(), read=dice_words(data.get("read")), dice=dice_words(data.get("dice")))
     return tr(f"log.{kind}", tr("log.other"))
 
 

@@ -1,5 +1,5 @@
-"""Control behind the PIN: new game, accept an illegal play, confirm/correct a reading, cube, resign,
-undo, pause; the PIN itself (set at first start, unlock/lock a browser session)."""
+"""Control behind the PIN: new game, accept an illegal play, confirm/correct a reading, correct the dice,
+cube, resign, pause; the PIN itself (set at first start, unlock/lock a browser session)."""
 
 from __future__ import annotations
 
@@ -160,11 +160,12 @@ ACTIONS: dict[str, Callable[[Commands, dict[str, Any]], None]] = {
     "accept_illegal": lambda c, d: c.accept_illegal(),
     "confirm_reading": lambda c, d: c.confirm_reading(),
     "correct_reading": _correct,
+    "correct_dice": lambda c, d: c.correct_dice((whole(d.get("die0"), 1, 6, t("ctl.dice")),
+                                                  whole(d.get("die1"), 1, 6, t("ctl.dice")))),
     "double": lambda c, d: c.double(),
     "take": lambda c, d: c.take(),
     "drop": lambda c, d: c.drop(),
     "resign": lambda c, d: c.resign(whole(d.get("points", 1), 1, 3, t("act.resign"))),
-    "undo": lambda c, d: c.undo_last(),
     "pause": lambda c, d: c.pause(),
     "resume": lambda c, d: c.resume(),
     "set_corners": _corners,
@@ -261,7 +262,7 @@ def preview() -> Response:
         board_svg.position_from_layout(snap.variant, bottom, top, snap.on_roll)
     except RulesError as error:
         problem = str(error)
-    return jsonify({"svg": board_svg.render(layout, t, editable=True, element_id="editor"), "problem": problem})
+    return jsonify({"svg": board_svg.render_editor(layout, t), "problem": problem})
 
 
 @bp.get("/control")
@@ -274,7 +275,7 @@ def page() -> str:
         layout = board_svg.layout_from_position(snap.question.read, snap.on_roll, dice=snap.dice,
                                                 show_pips=not snap.tournament)
     marks = snap.question.points if snap.question is not None else ()
-    editor = board_svg.render(layout, t, marks, editable=True, element_id="editor")
+    editor = board_svg.render_editor(layout, t, marks)
     forms = {v: options_for(v) for v in VARIANTS}
     return render_template(
         "control.html",
@@ -290,5 +291,6 @@ def page() -> str:
         option_forms=forms,
         lang_code=lang(),
         tournament_supported=hasattr(st.commands, "set_tournament"),
+        new_game_supported=bool(getattr(st.commands, "can_start_games", True)),
         request_path=request.path,
     )

@@ -7,6 +7,7 @@ referee judges; this is a stand-in), and publishes an event for every change.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from rules.errors import RulesError
 from rules.position import BAR, OFF, OPPOSITE_DIRECTION, Position, opponent_point, starting_position
 from rules.steps import parse_notation
 from web_ui.view import (
@@ -29,6 +31,8 @@ from web_ui.view import (
     Question,
     Snapshot,
 )
+
+log = logging.getLogger(__name__)
 
 
 class EventLog:
@@ -101,7 +105,6 @@ class DemoGame:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
         self.corners: list[tuple[float, float]] = []
         self._lock = threading.RLock()
-        self._history: list[Snapshot] = []
         self._snapshot = Snapshot(
             variant=variant,
             position=starting_position(variant),
@@ -149,10 +152,8 @@ class DemoGame:
         )
 
     # --- driving the demo (tests, bench, the scripted game) -----------------------------------------
-    def _set(self, kind: str, data: dict[str, object] | None = None, *, remember: bool = False, **changes: object) -> int:
+    def _set(self, kind: str, data: dict[str, object] | None = None, **changes: object) -> int:
         with self._lock:
-            if remember:
-                self._history.append(self._snapshot)
             self._snapshot = replace(self._snapshot, **changes)  # type: ignore[arg-type]
             return self.log.publish(kind, data)
 
@@ -173,7 +174,6 @@ class DemoGame:
             return self._set(
                 "play",
                 {"player": snap.on_roll, "notation": notation, "dice": dice},
-                remember=True,
                 position=after,
                 on_roll=1 - snap.on_roll,
                 dice=(),
@@ -218,7 +218,6 @@ class DemoGame:
     ) -> None:
         self._record("new_game", variant, players, match_length, dict(options))
         with self._lock:
-            self._history.clear()
             self._set(
                 "new_game",
                 {"variant": variant, "players": list(players), "match_length": match_length},
@@ -255,7 +254,15 @@ class DemoGame:
 
     def correct_reading(self, position: Position) -> None:
         self._record("correct_reading", position)
-        self._set("corrected", {"position": position.id}, remember=True, position=position, question=None, alert=None)
+        self._set("corrected", {"position": position.id}, position=position, question=None, alert=None)
+
+    def correct_dice(self, dice: tuple[int, int]) -> None:
+        self._record("correct_dice", dice)
+        snap = self.snapshot()
+        if not snap.dice:
+            raise CommandRefused("the dice can be corrected only while the roll is being played")
+        self._set("dice_corrected", {"read": list(snap.dice), "dice": list(dice), "player": snap.on_roll},
+                  dice=tuple(dice), alert=None, question=None, phase="await_play")
 
     def double(self) -> None:
         self._record("double")
@@ -311,15 +318,6 @@ class DemoGame:
             phase="game_over",
         )
 
-    def undo_last(self) -> None:
-        self._record("undo_last")
-        with self._lock:
-            if not self._history:
-                raise CommandRefused("There is no confirmed play to undo.")
-            previous = self._history.pop()
-            self._snapshot = replace(previous, status=self._snapshot.status, tournament=self._snapshot.tournament)
-            self.log.publish("undo", {})
-
     def pause(self) -> None:
         self._record("pause")
         self._set("paused", {}, paused=True)
@@ -362,24 +360,51 @@ SCRIPT: tuple[tuple[tuple[int, int], str], ...] = (
     ((4, 2), "8/4 6/4"),
     ((5, 3), "18/13 18/15"),
 )
+#: The same for the nardy family (every checker starts on the head, the 24 point).
+NARDY_SCRIPT: tuple[tuple[tuple[int, int], str], ...] = (
+    ((6, 5), "24/13"),
+    ((4, 2), "24/18"),
+    ((6, 3), "13/4"),
+    ((5, 1), "24/18"),
+    ((6, 4), "24/14"),
+    ((3, 2), "18/13"),
+)
+SCRIPTS = {"backgammon": SCRIPT, "nardy": NARDY_SCRIPT, "gulbara": NARDY_SCRIPT, "sixone": NARDY_SCRIPT}
 
 
 def run_script(game: DemoGame, stop: threading.Event, pause: float = 2.5) -> None:
-    """Play :data:`SCRIPT` over and over (with an illegal-play alert in the middle) until ``stop`` is set."""
+    """Play the scripted game of the current variant over and over (with an illegal-play alert in
+    the middle) until ``stop`` is set.
+
+    People act on the page while it plays: a correction, the dice corrected, an alert accepted, a
+    new game of another variant.  A step the game then refuses starts the script again on the
+    game as it now is (a new game of its variant, with its players), so the demo never stops.
+    """
     while not stop.is_set():
-        game.new_game("backgammon", game.snapshot().players, 5, {})
-        for index, (dice, notation) in enumerate(SCRIPT):
+        snap = game.snapshot()
+        try:
+            _play_script(game, stop, pause, snap.variant, snap.players)
+        except (CommandRefused, RulesError) as error:
+            log.info("scripted game starts again: %s", error)
             if stop.wait(pause):
                 return
-            game.roll(*dice)
-            if index == 2:
-                if stop.wait(pause):
-                    return
-                game.illegal("A checker moved 6 pips with a 5", [(13, "missing"), (7, "extra")], "wrong_distance")
-                if stop.wait(pause * 2):
-                    return
+
+
+def _play_script(game: DemoGame, stop: threading.Event, pause: float, variant: str, players: tuple[str, str]) -> None:
+    game.new_game(variant, players, 5, {})
+    for index, (dice, notation) in enumerate(SCRIPTS.get(variant, NARDY_SCRIPT)):
+        if stop.wait(pause):
+            return
+        game.roll(*dice)
+        if index == 2:
+            if stop.wait(pause):
+                return
+            game.illegal("A checker moved 6 pips with a 5", [(13, "missing"), (7, "extra")], "wrong_distance")
+            if stop.wait(pause * 2):
+                return
+            if game.snapshot().alert is not None:  # nobody accepted it on the page meanwhile
                 game.accept_illegal()
-            if stop.wait(pause):
-                return
-            game.play(notation)
-        stop.wait(pause * 2)
+        if stop.wait(pause):
+            return
+        game.play(notation)
+    stop.wait(pause * 2)

@@ -69,7 +69,9 @@ def state_json() -> Response:
         "alert": None
         if snap.alert is None
         else {"reason": snap.alert.reason, "code": snap.alert.code,
-              "points": [[p.point, p.kind] for p in snap.alert.points]},
+              "points": [[p.point, p.kind] for p in snap.alert.points], "can_accept": snap.alert.can_accept,
+              "read": snap.alert.read.id if snap.alert.read is not None else None},
+        "void_roll": snap.void_roll,
         "question": None if snap.question is None else {"text": snap.question.text},
         "status": {name: {"level": h.level, "detail": h.detail} for name, h in snap.status.items()},
         "tournament": snap.tournament,

@@ -58,6 +58,7 @@ class Alert:
     points: tuple[PointMark, ...] = ()
     code: str = ""
     can_accept: bool = False  # the opponent may accept the play (option illegal_play)
+    read: Position | None = None  # what the camera read (the play on the board), seen from the side on roll
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,9 @@ class Snapshot:
     tournament: bool = False  # no pip counts or other aids on the page
     paused: bool = False
     options: tuple[tuple[str, OptionValue], ...] = ()
+    #: A void roll waiting to be thrown again: its reason (``cocked``, ``different_halves``,
+    #: ``on_checker``, ``off_board``, ``not_right_half``; ``void`` when none was given), else "".
+    void_roll: str = ""
 
     @property
     def pips(self) -> tuple[int, int]:
@@ -208,6 +212,11 @@ class Commands(Protocol):
         """``position`` is the board as it really is, seen from the side on roll."""
         ...
 
+    def correct_dice(self, dice: tuple[int, int]) -> None:
+        """The dice being played really show ``dice`` (the camera misread them): the referee
+        records the correction and judges the board again with them."""
+        ...
+
     def double(self) -> None: ...
 
     def take(self) -> None: ...
@@ -217,8 +226,6 @@ class Commands(Protocol):
     def resign(self, points: int) -> None:
         """The side on roll resigns ``points`` = 1, 2 or 3 (times the cube)."""
         ...
-
-    def undo_last(self) -> None: ...
 
     def pause(self) -> None: ...
 

@@ -112,3 +112,23 @@ def test_option_parsing() -> None:
     assert values["crawford"] is False and "koks" not in values
     with pytest.raises(ValueError, match="has no option"):
         parse_options("sixone", {"sixone.koks": "1"})
+
+
+def _text_y(svg: str, cls: str) -> list[float]:
+    import re
+
+    return [float(y) for y in re.findall(rf'<text class="{cls}" x="[0-9.]+" y="([0-9.]+)"', svg)]
+
+
+@pytest.mark.parametrize("on_roll", [0, 1])
+def test_fifteen_borne_off_clear_the_turn_marker(on_roll: int) -> None:
+    """Issue 24 item 8: the borne-off count sat on "to play" once 13 or more were off."""
+    layout = board_svg.BoardLayout("backgammon", tuple([0] * 25), tuple([0] * 25), on_roll,
+                                   bottom_off=15, top_off=15)
+    svg = board_svg.render(layout)
+    counts, label = _text_y(svg, "off-count"), _text_y(svg, "turn-label")
+    assert len(counts) == 2 and len(label) == 1
+    assert all(abs(count - label[0]) >= 20 for count in counts), (counts, label)
+    over = board_svg.render(board_svg.BoardLayout("backgammon", tuple([0] * 25), tuple([0] * 25), on_roll,
+                                                  bottom_off=15, turn_marker=False))
+    assert 'class="turn' not in over

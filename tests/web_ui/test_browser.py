@@ -221,7 +221,7 @@ def test_calibration_clicks_four_corners(live_server: LiveServer, tab: Page) -> 
     page = tab.open(live_server.url + "/control")
     page.fill("#pin", PIN)
     page.click("#unlock-button")
-    page.wait_for_selector("#btn-accept")
+    page.wait_for_selector("#btn-pause")
     page = tab.open(live_server.url + "/calibration")
     wait_until(page, "document.querySelector('#frame').naturalWidth > 0")
     box = page.locator("#corner-overlay").bounding_box()

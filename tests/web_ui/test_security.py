@@ -23,11 +23,6 @@ def _start_layout() -> dict[str, list[int]]:
     return {"bottom": list(layout.bottom), "top": list(layout.top)}
 
 
-def _played(g: DemoGame) -> None:
-    g.roll(3, 1)
-    g.play("8/5 6/5")
-
-
 # action -> (payload, set-up that makes it sensible now, the command the demo game records)
 CASES: dict[str, tuple[dict[str, Any], Callable[[DemoGame], object], str]] = {
     "new_game": ({"variant": "nardy", "player0": "Aziz", "player1": "Olga", "match_length": 3, "nardy.koks": "1"},
@@ -35,11 +30,11 @@ CASES: dict[str, tuple[dict[str, Any], Callable[[DemoGame], object], str]] = {
     "accept_illegal": ({}, lambda g: g.illegal("wrong distance", [(13, "missing")]), "accept_illegal"),
     "confirm_reading": ({}, lambda g: g.ask("Is point 6 right?", [6]), "confirm_reading"),
     "correct_reading": (_start_layout(), lambda g: None, "correct_reading"),
+    "correct_dice": ({"die0": 6, "die1": 2}, lambda g: g.roll(6, 1), "correct_dice"),
     "double": ({}, lambda g: None, "double"),
     "take": ({}, lambda g: g.double(), "take"),
     "drop": ({}, lambda g: g.double(), "drop"),
     "resign": ({"points": 2}, lambda g: None, "resign"),
-    "undo": ({}, _played, "undo_last"),
     "pause": ({}, lambda g: None, "pause"),
     "resume": ({}, lambda g: g.pause(), "resume"),
     "set_corners": ({"corners": [[10, 10], [630, 12], [620, 470], [15, 460]]}, lambda g: None, "set_corners"),

@@ -68,6 +68,66 @@
   }
   let lastMessage = Date.now();
 
+  // The director's buttons that only work in some states follow the live board: accept only
+  // when the alert says the opponent may accept, confirm only while a question waits, the dice
+  // correction only while a roll is being played.
+  function syncControls() {
+    const alert = $("#alert");
+    const when = {
+      accept: !!alert && alert.dataset.canAccept === "1",
+      question: !!$("#question"),
+      dice: !!$("#phase[data-dice]"),
+    };
+    $$("[data-when]").forEach((el) => { el.hidden = !when[el.dataset.when]; });
+    const phase = $("#phase[data-dice]");
+    if (phase && phase.dataset.dice !== recordedDice) {  // a new roll (or a corrected one): start from it
+      recordedDice = phase.dataset.dice;
+      recordedDice.split(",").forEach((value, i) => setDie(i, parseInt(value, 10)));
+    }
+  }
+
+  // --- dice correction: the roll shown large, each die tapped round to its value -------------
+  const SVG = "http://www.w3.org/2000/svg";
+  const PIPS = {
+    1: [[0.5, 0.5]], 2: [[0.27, 0.27], [0.73, 0.73]], 3: [[0.27, 0.27], [0.5, 0.5], [0.73, 0.73]],
+    4: [[0.27, 0.27], [0.73, 0.27], [0.27, 0.73], [0.73, 0.73]],
+    5: [[0.27, 0.27], [0.73, 0.27], [0.5, 0.5], [0.27, 0.73], [0.73, 0.73]],
+    6: [[0.27, 0.25], [0.73, 0.25], [0.27, 0.5], [0.73, 0.5], [0.27, 0.75], [0.73, 0.75]],
+  };
+  let recordedDice = null;
+  function setDie(index, value) {
+    const button = $("#die-" + index);
+    const input = $("input[name=die" + index + "]");
+    if (!button || !input || !(value >= 1 && value <= 6)) return;
+    input.value = String(value);
+    button.dataset.value = String(value);
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 100 100");
+    svg.setAttribute("aria-hidden", "true");
+    const face = document.createElementNS(SVG, "rect");
+    face.setAttribute("x", "3"); face.setAttribute("y", "3"); face.setAttribute("width", "94");
+    face.setAttribute("height", "94"); face.setAttribute("rx", "16"); face.setAttribute("class", "face");
+    svg.appendChild(face);
+    PIPS[value].forEach(([fx, fy]) => {
+      const pip = document.createElementNS(SVG, "circle");
+      pip.setAttribute("cx", String(fx * 100)); pip.setAttribute("cy", String(fy * 100));
+      pip.setAttribute("r", "9"); pip.setAttribute("class", "pip");
+      svg.appendChild(pip);
+    });
+    const label = document.createElement("span");
+    label.className = "die-number";
+    label.textContent = String(value);
+    button.replaceChildren(svg, label);
+  }
+  $$(".die-big").forEach((button) => {
+    setDie(parseInt(button.dataset.die, 10), parseInt(button.dataset.value, 10));
+    button.addEventListener("click", () => {
+      const value = parseInt(button.dataset.value, 10) % 6 + 1;
+      setDie(parseInt(button.dataset.die, 10), value);
+    });
+  });
+  syncControls();
+
   function applyState(data) {
     const live = $("#live");
     if (live && typeof data.live === "string") {
@@ -75,6 +135,7 @@
       live.classList.remove("updated");
       void live.offsetWidth;
       live.classList.add("updated");
+      syncControls();
     }
     const status = $("#status");
     if (status && typeof data.status === "string") status.innerHTML = data.status;
