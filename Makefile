@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY    := .venv/bin/python
 PIP   := .venv/bin/pip
 SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto
+APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto povray
 PYTEST_ARGS ?=
 
 .PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train

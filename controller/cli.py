@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from controller import cmd_club, cmd_pin, cmd_records, cmd_rules, cmd_run, cmd_vision
+from controller import cmd_club, cmd_pin, cmd_records, cmd_render3d, cmd_rules, cmd_run, cmd_vision
 
 
 class BadInput(Exception):
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-    for module in (cmd_rules, cmd_records, cmd_vision, cmd_run, cmd_club, cmd_pin):
+    for module in (cmd_rules, cmd_records, cmd_vision, cmd_render3d, cmd_run, cmd_club, cmd_pin):
         module.register(commands)
     return parser
 

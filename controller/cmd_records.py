@@ -32,6 +32,8 @@ def register(commands: Any) -> None:
     exp.add_argument("journal", metavar="JOURNAL")
     exp.add_argument("--format", "-f", choices=FORMATS, default="mat")
     exp.add_argument("-o", "--output", metavar="FILE", help="where to write (default: beside the journal)")
+    exp.add_argument("--salvage", action="store_true",
+                     help="export what survives of a damaged journal (it is refused otherwise)")
     exp.set_defaults(func=run_export)
 
 
@@ -50,6 +52,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    path = export_journal(args.journal, args.format, args.output)
+    path = export_journal(args.journal, args.format, args.output, salvage=args.salvage,
+                          warn=lambda text: print(f"referee export: warning: {text}", file=sys.stderr))
     print(path)
     return 0

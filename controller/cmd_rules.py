@@ -105,6 +105,8 @@ def _batch_query(line: str, defaults: dict[str, str]) -> dict[str, Any]:
         query = json.loads(line)
     except json.JSONDecodeError as error:
         return {"error": f"not valid JSON: {error.msg}"}
+    except RecursionError:
+        return {"error": "not valid JSON: nested too deeply"}
     if not isinstance(query, dict):
         return {"error": "each line must be a JSON object"}
     try:
@@ -130,17 +132,28 @@ def _batch_query(line: str, defaults: dict[str, str]) -> dict[str, Any]:
 
 
 def _run_batch(path: str, defaults: dict[str, str]) -> int:
+    """Answer each line; a line longer than MAX_BATCH_LINE ends the batch (exit 2).
+
+    Lines are read at most MAX_BATCH_LINE + 1 characters at a time, so memory stays bounded
+    whatever the input (``/dev/zero`` has no line ends at all): an over-long line is answered
+    with an error and the batch stops there, since finding where it ends could take forever.
+    """
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
     try:
         out = sys.stdout
-        for number, line in enumerate(stream, 1):
+        number = 0
+        while True:
+            line = stream.readline(MAX_BATCH_LINE + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_BATCH_LINE and not line.endswith("\n"):
+                out.write(json.dumps({"error": f"line {number} is longer than {MAX_BATCH_LINE} characters"}) + "\n")
+                out.flush()
+                raise ValueError(f"line {number} is longer than {MAX_BATCH_LINE} characters; batch stopped there")
             if not line.strip():
                 continue
-            if len(line) > MAX_BATCH_LINE:
-                answer: dict[str, Any] = {"error": f"line {number} is longer than {MAX_BATCH_LINE} characters"}
-            else:
-                answer = _batch_query(line, defaults)
-            out.write(json.dumps(answer) + "\n")
+            out.write(json.dumps(_batch_query(line, defaults)) + "\n")
         out.flush()
     finally:
         if stream is not sys.stdin:

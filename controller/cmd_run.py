@@ -23,6 +23,9 @@ def register(commands: Any) -> None:
                       help="which built-in game (default: both)")
     demo.add_argument("--resume", action="store_true",
                       help="continue an unfinished game's journal in the data directory (after a crash)")
+    demo.add_argument("--accept-loss", action="store_true",
+                      help="with --resume: a journal damaged in the middle (events missing) resumes from before "
+                      "the damage; the lines after it are saved beside it")
     demo.add_argument("--club", help="also publish to the club's broker: mqtt://[USER:PASSWORD@]HOST:PORT[/CLUB]")
     demo.add_argument("--table", help="this board's table name at the club (with --club)")
     demo.set_defaults(func=run_demo)
@@ -56,8 +59,10 @@ def run_demo(args: argparse.Namespace) -> int:
         check_name(table, "table")
     from controller.demo import main_demo
 
+    if args.accept_loss and not args.resume:
+        raise ValueError("--accept-loss goes with --resume")
     return main_demo(args.headless, args.port, args.data_dir, args.max_turns, tuple(args.game or ()), args.resume,
-                     club=club, table=table)
+                     club=club, table=table, accept_loss=args.accept_loss)
 
 
 def run_service(args: argparse.Namespace) -> int:

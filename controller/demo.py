@@ -263,11 +263,12 @@ class GameRun:
 def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: int = 3,
                 max_turns: int | None = None, listeners: list[Callable[[str, dict[str, Any]], None]] = (),  # type: ignore[assignment]
                 on_table: Callable[[Table], None] | None = None, realtime: bool = False,
-                resume: bool = False) -> GameRun:
+                resume: bool = False, accept_loss: bool = False) -> GameRun:
     """Referee one scripted game through the whole pipeline; returns what happened.
 
     With ``resume`` an unfinished journal of this game in ``data_dir`` is continued (after a
-    crash or a power cut): the board is shown as the journal left it and the game goes on.
+    crash or a power cut): the board is shown as the journal left it and the game goes on.  A
+    journal damaged in the middle (events missing) resumes only with ``accept_loss``.
     """
     setup, orientation = demo_setup(script.variant, seed)
     empty, _ = rnd.render(setup, rnd.Scene(points=[(0, 0)] * 24, seed=1))
@@ -282,7 +283,7 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
     opening_done = False
     if unfinished is not None:
         journal_path = unfinished
-        journal = Journal.open(journal_path)
+        journal = Journal.open(journal_path, accept_loss=accept_loss)  # JournalGap: refused, one line
         for damage in journal.damage:
             print(f"  journal repaired: {damage}", flush=True)
         from rules import match as _match
@@ -315,6 +316,8 @@ def play_script(script: GameScript, data_dir: Path, leds: Leds | None, *, seed: 
             action(referee)
         table.feed(image, count / FPS)
         count += 1
+        if referee.journal_error and count % int(FPS) == 0:
+            referee.retry_journal()  # paused by a full disk: goes on when it takes writes again
         if realtime:
             time.sleep(1 / FPS)
     seconds = time.perf_counter() - t0
@@ -340,14 +343,19 @@ def _match_types() -> tuple[type, ...]:
 
 
 def _unfinished(data_dir: Path, variant: str) -> Path | None:
-    """The newest journal of ``variant`` in ``data_dir`` whose game has not ended."""
+    """The newest journal of ``variant`` in ``data_dir`` whose game has not ended.
+
+    A journal that cannot be read (a damaged header ...) is not passed over quietly: resuming is
+    refused with what is wrong, since the game it holds may be the one to resume.
+    """
     from rules import match as _match
 
     for path in sorted(data_dir.glob(f"{variant}-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
             state = Journal.open(path, repair=False).state
-        except (ValueError, OSError):
-            continue
+        except (ValueError, OSError) as error:
+            raise ValueError(f"cannot resume: {path.name} cannot be read ({error}); move it aside to "
+                             "resume an older game, or run without --resume for a new one") from None
         if state.phase not in (_match.GAME_OVER, _match.MATCH_OVER):
             return path
     return None
@@ -364,7 +372,8 @@ def _mock_gpio() -> Any:
 
 def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = None,
              games: tuple[str, ...] = ("backgammon", "nardy"), max_turns: int | None = None,
-             resume: bool = False, club: str | None = None, table: str | None = None) -> list[GameRun]:
+             resume: bool = False, club: str | None = None, table: str | None = None,
+             accept_loss: bool = False) -> list[GameRun]:
     """Play the built-in games; print where the records are (and publish them to ``club``)."""
     out = Path(data_dir or os.environ.get("REFEREE_DATA_DIR") or "data/demo").resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -405,7 +414,7 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
             shown = len(script.turns[:limit]) if limit else len(script.turns)
             print(f"refereeing {script.title} ({shown} of {len(script.turns)} turns)…", flush=True)
             run = play_script(script, out, leds, max_turns=limit, listeners=listeners,
-                              on_table=attach, realtime=not headless, resume=resume)
+                              on_table=attach, realtime=not headless, resume=resume, accept_loss=accept_loss)
             runs.append(run)
             verdicts = [k for k, _ in run.signals]
             print(f"  {run.frames} frames in {run.seconds:.1f} s; plays {verdicts.count('play')}, "
@@ -434,8 +443,9 @@ def run_demo(headless: bool = True, port: int = 8080, data_dir: str | None = Non
 
 def main_demo(headless: bool, port: int, data_dir: str | None, max_turns: int | None,
               games: tuple[str, ...] = (), resume: bool = False, club: str | None = None,
-              table: str | None = None) -> int:
+              table: str | None = None, accept_loss: bool = False) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     runs = run_demo(headless=headless, port=port, data_dir=data_dir, max_turns=max_turns,
-                    games=games or ("backgammon", "nardy"), resume=resume, club=club, table=table)
+                    games=games or ("backgammon", "nardy"), resume=resume, club=club, table=table,
+                    accept_loss=accept_loss)
     return 0 if all(run.complete for run in runs) else 1

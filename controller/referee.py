@@ -19,14 +19,16 @@ the opponent is to play the cascade steps the roller could not; player, steps).
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
-from recording.journal import Journal
+from recording.journal import Journal, has_room
 from rules import match
 from rules.errors import IllegalEvent, IllegalPlay, RulesError
 from rules.plays import judge, legal_results, nearest
@@ -191,6 +193,10 @@ class Referee:
         self.same_reads = 0
         self.uncertain_reads = 0
         self.paused_mode = NORMAL
+        #: Why the game is paused: "director" (the page), "camera", "disk full", "journal",
+        #: "camera resolution"; each is lifted only by what set it.
+        self.pause_reasons: set[str] = set()
+        self.journal_error = ""  # the last failed journal write (disk full ...), "" when writing works
         self.message = ""
         self.board_ok = False  # the last dice-free reading matched the record
         self.remainder_board: tuple[Observation, Position] | None = None  # gul bara: last dice-free reading
@@ -250,6 +256,32 @@ class Referee:
             self.message = str(error)
             log.warning("event refused: %s", error)
             return False
+        except OSError as error:
+            # Disk full (or another write error): nothing half-written stays in the journal and
+            # nothing was confirmed.  Pause until it can be written again; the roll or play on the
+            # board is read again then.
+            self.dice_latched = None
+            reason = "disk full" if error.errno == errno.ENOSPC else "journal"
+            self.journal_error = f"{error.strerror or error}: the journal cannot be written; game paused"
+            self.message = self.journal_error
+            log.error("journal write failed (%s): game paused", error)
+            self.pause(reason)
+            self._emit("disk", ok=False, reason=reason, error=error.strerror or str(error))
+            return False
+        return True
+
+    def retry_journal(self) -> bool:
+        """After a failed journal write: resume when the journal's disk takes writes again."""
+        reasons = self.pause_reasons & {"disk full", "journal"}
+        if not reasons:
+            return False
+        if not has_room(os.path.dirname(os.path.abspath(self.journal.path))):
+            return False
+        self.journal_error = ""
+        self.message = ""
+        for reason in reasons:
+            self.resume(reason)
+        self._emit("disk", ok=True)
         return True
 
     # --- camera ------------------------------------------------------------------------------
@@ -884,18 +916,35 @@ class Referee:
         return True
 
     @_one_at_a_time
-    def pause(self) -> None:
+    def pause(self, reason: str = "director") -> None:
+        """Pause the game for ``reason``; it goes on only when every reason is lifted."""
+        if reason in self.pause_reasons:
+            return
+        self.pause_reasons.add(reason)
         if self.mode != PAUSED:
             self.paused_mode = self.mode
             self.mode = PAUSED
-            self._emit("paused")
+        self._emit("paused", reason=reason)
 
     @_one_at_a_time
-    def resume(self) -> None:
-        if self.mode == PAUSED:
-            self.mode = self.paused_mode
-            self.verified = False  # the board may have been touched: verify before judging
-            self._emit("resumed")
+    def resume(self, reason: str = "director") -> bool:
+        """Lift the pause ``reason`` set (a camera that is back never lifts a director's pause).
+
+        True when the game goes on; False while another reason still holds it.
+        """
+        self.pause_reasons.discard(reason)
+        if self.mode != PAUSED:
+            return True
+        if self.pause_reasons:
+            return False
+        self.mode = self.paused_mode
+        self.verified = False  # the board may have been touched: verify before judging
+        self._emit("resumed")
+        return True
+
+    def paused_for(self) -> str:
+        """Why the game is paused, in words ("" when it is not)."""
+        return ", ".join(sorted(self.pause_reasons)) if self.mode == PAUSED else ""
 
 
 class _Judged(Mapping[Position, Any]):

@@ -8,7 +8,11 @@ The service resumes the newest unfinished match journal in the data directory (v
 board before it judges again) or starts a new match.  The camera loop never blocks the game on a
 lost device: a lost camera pauses the game (status LED, page) until the camera is back; a lost LED
 controller falls back to the Pi's own LED and buzzer.  systemd is told ``READY=1`` once running
-and ``WATCHDOG=1`` only while frames are arriving and being processed.
+and ``WATCHDOG=1`` every few seconds while the main loop turns (also while it waits for a lost
+camera).  Odd frames (greyscale, tiny, failing to read) are reported and skipped; a camera that
+comes back at another resolution pauses the game until it is recalibrated.  A journal write that
+fails (disk full) pauses the game until the disk takes writes again; a journal damaged in the
+middle is not resumed until the director decides on the page.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from controller.referee import Referee, RefereeSettings
 from controller.signals import BoardSignals
 from controller.table import Table
 from firmware_bridge.gpio import DEFAULT_PINS
-from recording.journal import Header, Journal
+from recording.journal import Header, Journal, JournalGap
 from rules import match
 from rules.variants import find_variant
 
@@ -136,16 +140,48 @@ def sd_notify(message: str) -> bool:
     return True
 
 
-def newest_unfinished(data_dir: Path) -> Path | None:
+def find_unfinished(data_dir: Path) -> tuple[Path | None, list[str]]:
+    """The newest unfinished match journal, and what was wrong with the journals skipped on the way."""
+    skipped: list[str] = []
     for path in sorted(data_dir.glob("match-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
             state = Journal.open(path, repair=False).state
         except (ValueError, OSError) as error:
             log.warning("skipping %s: %s", path, error)
+            skipped.append(f"{path.name} cannot be read ({error}): not resumed")
             continue
         if state.phase != match.MATCH_OVER:
-            return path
-    return None
+            return path, skipped
+    return None, skipped
+
+
+def newest_unfinished(data_dir: Path) -> Path | None:
+    return find_unfinished(data_dir)[0]
+
+
+#: Frames smaller than this (either side) cannot show a board: reported and skipped.
+MIN_FRAME_SIDE = 32
+#: How often (seconds) a game paused by a failed journal write checks whether the disk takes writes.
+DISK_RETRY_S = 2.0
+#: systemd's WatchdogSec should be several times this.
+WATCHDOG_EVERY_S = 5.0
+
+
+def frame_problem(frame: Any) -> str:
+    """Why a camera frame cannot be read ("" when it can): the loop reports and skips it."""
+    import numpy as np
+
+    if not isinstance(frame, np.ndarray):
+        return f"not an image ({type(frame).__name__})"
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        channels = 1 if frame.ndim == 2 else (frame.shape[2] if frame.ndim == 3 else 0)
+        return f"a {channels}-channel frame (colour frames only)"
+    if frame.dtype != np.uint8:
+        return f"a frame of {frame.dtype} (8-bit frames only)"
+    height, width = frame.shape[:2]
+    if min(height, width) < MIN_FRAME_SIDE:
+        return f"a {width}x{height} frame (too small to show a board)"
+    return ""
 
 
 class Service:
@@ -164,6 +200,13 @@ class Service:
         self.frame: Any = None
         self.camera_ok = True
         self.last_watchdog = 0.0
+        self.last_disk_check = 0.0
+        self.skipped_journals: list[str] = []  # journals found unreadable at start (shown on the page)
+        self.damaged: Any = None  # a JournalGap waiting for the director's decision
+        self.odd_frames = 0  # frames reported and skipped (wrong shape, too small, failed to read)
+        self.odd_frame = ""  # the last one's problem
+        self.odd_frame_at = -1e9
+        self.resolution = ""  # the camera's new resolution when it differs from the calibration
         from firmware_bridge import GpioSignals, LedMap, open_leds
 
         self.gpio = GpioSignals(settings.gpio_red, settings.gpio_green, settings.gpio_buzzer)
@@ -179,7 +222,8 @@ class Service:
 
         self.hub = RefereeHub(self.data_dir, tournament=settings.tournament, new_game=self.new_game,
                               calibration=self.calibrate, leds_status=self.leds.status,
-                              camera_status=self.camera_status)
+                              camera_status=self.camera_status, journal_status=self.journal_status,
+                              resume_damaged=self.resume_damaged)
         self.signals.add_listener(self.hub.publish)
         self.club: Any = None
         if settings.club:
@@ -197,9 +241,20 @@ class Service:
             self.referee.turn_button(player)
 
     def open_match(self) -> None:
-        path = newest_unfinished(self.data_dir)
+        """Resume the newest unfinished match, or start one.
+
+        A journal damaged in the middle with events missing is not resumed: the page says so and
+        the director chooses (resume from before the damage, or a new match).
+        """
+        path, self.skipped_journals = find_unfinished(self.data_dir)
         if path is not None:
-            journal = Journal.open(path)
+            try:
+                journal = Journal.open(path)
+            except JournalGap as gap:
+                log.error("not resuming %s", gap)
+                self.damaged = gap
+                self.hub.publish("journal", {"ok": False, "problem": str(gap)})
+                return
             for damage in journal.damage:
                 log.warning("journal %s repaired: %s", path.name, damage)
             log.info("resuming %s", path.name)
@@ -207,6 +262,30 @@ class Service:
             journal = self._create_journal(self.settings.variant, self.settings.players,
                                            self.settings.match_length, self.settings.options)
         self._start_referee(journal)
+
+    def resume_damaged(self) -> None:
+        """The director's choice: resume the damaged match from before the damage (the later
+        lines are saved beside the journal)."""
+        gap = self.damaged
+        if gap is None:
+            raise ValueError("no damaged match is waiting")
+        journal = Journal.open(gap.path, accept_loss=True)
+        for damage in journal.damage:
+            log.warning("journal %s cut by decision: %s", Path(gap.path).name, damage)
+        self.damaged = None
+        self._start_referee(journal)
+        self.hub.publish("journal", {"ok": True})
+
+    def journal_status(self) -> tuple[str, str] | None:
+        """What the page shows for the journal when it is not simply recording."""
+        if self.damaged is not None:
+            return "error", str(self.damaged)
+        referee = self.referee
+        if referee is not None and referee.journal_error:
+            return "error", referee.journal_error
+        if self.skipped_journals:
+            return "warn", "; ".join(self.skipped_journals)
+        return None
 
     def _create_journal(self, variant: str, players: tuple[str, str], length: int, options: dict[str, Any]) -> Journal:
         name = f"match-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -243,6 +322,7 @@ class Service:
             if self.referee is not None:
                 self.referee.journal.close()
             self._start_referee(self._create_journal(variant_name, players, match_length, dict(options)))
+            self.damaged = None  # the director chose a new match over the damaged one (kept as it is)
 
     # --- calibration -------------------------------------------------------------------------
     def calibration_path(self) -> Path:
@@ -279,6 +359,10 @@ class Service:
         self.calibration.save(self.calibration_path())
         with self.lock:
             self._make_table()
+        if self.resolution and self.calibration.geometry.image_size == size:
+            self.resolution = ""
+            if self.referee is not None:
+                self.referee.resume("camera resolution")
 
     def _health(self) -> dict[str, Any]:
         """Device health for the club's dashboard."""
@@ -292,9 +376,13 @@ class Service:
         if self.camera is None:
             return False, "no camera opened"
         status = self.camera.status
-        if status.state == "ok":
-            return True, status.source
-        return False, f"camera {status.state}: {status.last_error or ''} (game paused)"
+        if status.state != "ok":
+            return False, f"camera {status.state}: {status.last_error or ''} (game paused)"
+        if self.resolution:
+            return False, self.resolution
+        if time.monotonic() - self.odd_frame_at < 5.0:
+            return False, f"{self.odd_frames} odd frame(s) skipped (last: {self.odd_frame})"
+        return True, status.source
 
     # --- the loop ----------------------------------------------------------------------------
     def open_camera(self) -> None:
@@ -314,7 +402,7 @@ class Service:
                 if self.table is not None:
                     self.table.health.camera_ok = False
                 if self.referee is not None:
-                    self.referee.pause()
+                    self.referee.pause("camera")
                 self.signals.emit("camera", {"ok": False})
             return False
         if not self.camera_ok:
@@ -322,18 +410,63 @@ class Service:
             if self.table is not None:
                 self.table.health.camera_ok = True
             if self.referee is not None:
-                self.referee.resume()  # verifies the board against the journal before judging
+                # lifts the camera's pause only (a director's pause stays); the board is verified
+                # against the journal before anything is judged again
+                self.referee.resume("camera")
             self.signals.emit("camera", {"ok": True})
+        problem = frame_problem(frame)
+        if problem:
+            self._skip_frame(problem)
+            return True
         self.frame = frame
+        if not self._resolution_fits(frame):
+            return True
         with self.lock:
             table = self.table
         if table is not None:
-            table.feed(frame)
-        now = time.monotonic()
-        if now - self.last_watchdog > 5.0:
+            try:
+                table.feed(frame)
+            except Exception as error:  # one unreadable frame must not stop the referee
+                log.exception("frame not read")
+                self._skip_frame(f"reading it failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}")
+        return True
+
+    def _skip_frame(self, problem: str) -> None:
+        self.odd_frames += 1
+        if problem != self.odd_frame or time.monotonic() - self.odd_frame_at > 60:
+            log.warning("camera frame skipped: %s", problem)
+        self.odd_frame = problem
+        self.odd_frame_at = time.monotonic()
+
+    def _resolution_fits(self, frame: Any) -> bool:
+        """A camera that comes back at another resolution: pause and ask for a recalibration."""
+        if self.calibration is None:
+            return True
+        size = (frame.shape[1], frame.shape[0])
+        expected = tuple(self.calibration.geometry.image_size)
+        if size == expected:
+            return True
+        if not self.resolution:
+            self.resolution = (f"the camera now sends {size[0]}x{size[1]} frames, the calibration is for "
+                               f"{expected[0]}x{expected[1]}: recalibrate (game paused)")
+            log.warning("%s", self.resolution)
+            if self.referee is not None:
+                self.referee.pause("camera resolution")
+            self.signals.emit("camera", {"ok": False, "problem": self.resolution})
+        return False
+
+    def housekeeping(self, now: float | None = None) -> None:
+        """Every turn of the main loop, frame or not: the watchdog and a paused journal."""
+        now = time.monotonic() if now is None else now
+        if now - self.last_watchdog >= WATCHDOG_EVERY_S:
+            # the loop is alive, also while it waits for a camera: systemd must not restart it
             sd_notify("WATCHDOG=1")
             self.last_watchdog = now
-        return True
+        referee = self.referee
+        if referee is not None and referee.journal_error and now - self.last_disk_check >= DISK_RETRY_S:
+            self.last_disk_check = now
+            if referee.retry_journal():
+                log.info("the journal takes writes again: game resumed")
 
     def run(self) -> None:
         self.load_calibration()
@@ -354,7 +487,9 @@ class Service:
         log.info("referee running; page on port %s", self.settings.port)
         try:
             while not self.stop.is_set():
-                if not self.step():
+                got = self.step()
+                self.housekeeping()
+                if not got:
                     self.stop.wait(0.2)
         finally:
             sd_notify("STOPPING=1")

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 Listener = Callable[[str, dict[str, Any]], None]
 
 #: Status LED colour per referee state.
-STATUS = {"ok": GREEN, "question": BLUE, "void": AMBER, "illegal": RED, "paused": AMBER, "camera": RED}
+STATUS = {"ok": GREEN, "question": BLUE, "void": AMBER, "illegal": RED, "paused": AMBER, "camera": RED, "disk": RED}
 
 
 class BoardSignals:
@@ -85,6 +85,8 @@ class BoardSignals:
             leds.show_status(STATUS["paused"], blink=True)
         elif kind == "resumed":
             leds.show_status(STATUS["ok"])
+        elif kind == "disk":  # the journal cannot be written (disk full): solid red until it can
+            leds.show_status(STATUS["disk"] if not data.get("ok") else STATUS["ok"])
         elif kind == "camera":
             leds.show_status(STATUS["camera"] if not data.get("ok") else STATUS["ok"], blink=not data.get("ok"))
         elif kind == "game_end":

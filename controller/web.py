@@ -144,7 +144,9 @@ class RefereeHub:
     def __init__(self, records_dir: str | os.PathLike[str], *, tournament: bool = False,
                  keep_events: int = 500, new_game: Callable[..., None] | None = None,
                  calibration: Any = None, leds_status: Callable[[], dict[str, Any]] | None = None,
-                 camera_status: Callable[[], tuple[bool, str]] | None = None) -> None:
+                 camera_status: Callable[[], tuple[bool, str]] | None = None,
+                 journal_status: Callable[[], tuple[str, str] | None] | None = None,
+                 resume_damaged: Callable[[], None] | None = None) -> None:
         self.records_dir = Path(records_dir)
         self.tournament = tournament
         self.table: Table | None = None
@@ -156,6 +158,8 @@ class RefereeHub:
         self._new_game = new_game
         self._calibration = calibration
         self._leds_status = leds_status
+        self._journal_status = journal_status  # (level, detail) when the journal needs attention
+        self._resume_damaged = resume_damaged
 
     # --- wiring ------------------------------------------------------------------------------
     def attach(self, table: Table) -> None:
@@ -335,12 +339,18 @@ class RefereeHub:
             except Exception as error:  # status must never break the page
                 leds = Health("warn", str(error))
         journal = Health("ok", "recording", "devd.recording") if self.referee is not None else Health("off", "")
+        problem = self._journal_status() if self._journal_status is not None else None
+        if problem is not None:
+            journal = Health(problem[0], problem[1])  # type: ignore[arg-type]
         try:
             free = shutil.disk_usage(self.records_dir).free
             disk = Health("ok" if free > 200e6 else "warn", f"{free / 1e9:.1f} GB free", "devd.disk_free",
                           (("gb", f"{free / 1e9:.1f}"),))
         except OSError:
             disk = Health("warn", "unknown", "devd.unknown")
+        referee = self.referee
+        if referee is not None and "disk full" in referee.pause_reasons:
+            disk = Health("error", "disk full: game paused; the confirmed record is kept")
         return DeviceStatus(camera=camera, leds=leds, journal=journal, disk=disk)
 
     def camera_jpeg(self) -> bytes | None:
@@ -437,10 +447,18 @@ class RefereeHub:
         self._check(self._need().resign(self._turn(), points))
 
     def pause(self) -> None:
-        self._need().pause()
+        self._need().pause("director")
 
     def resume(self) -> None:
-        self._need().resume()
+        referee = self._need()
+        if not referee.resume("director"):
+            raise CommandRefused(f"the game stays paused: {referee.paused_for()}")
+
+    def resume_damaged(self) -> None:
+        """The director resumes a match damaged in the middle from before the damage."""
+        if self._resume_damaged is None:
+            raise CommandRefused("no damaged match is waiting")
+        self._resume_damaged()
 
     def set_corners(self, corners: Sequence[tuple[float, float]]) -> None:
         self._calibrate("corners", corners)

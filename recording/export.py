@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tempfile
+from collections.abc import Callable
 from typing import IO
 
 from recording import jsonfmt, mat, sgf, txt
@@ -38,12 +40,35 @@ def render(journal: Journal, fmt: str) -> str:
     return buffer.getvalue()
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves the old file or the new one."""
+    """Replace ``path`` with ``text`` so that a crash leaves the old file or the new one.
+
+    Only a regular file (or a new name) is replaced: a symbolic link, a directory or a socket is
+    refused, and a device or FIFO (``/dev/stdout``, a pipe) is written through, as any tool would.
+    A new file gets the usual mode (0666 less the umask); a replaced one keeps its mode.
+    """
     target = os.fspath(path)
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):
+            _write_through(target, text)
+            return
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else _kind(info.st_mode)
+        raise RecordError(f"{target} is {kind}, not a regular file: not replaced (give the file itself)")
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
     directory = os.path.dirname(os.path.abspath(target))
     fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
             stream.flush()
@@ -58,13 +83,54 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     fsync_dir(directory)
 
 
+def _write_through(target: str, text: str) -> None:
+    """Write into a device or FIFO the user named (it is not a file to replace)."""
+    fd = os.open(target, os.O_WRONLY | os.O_NOCTTY)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+        stream.write(text)
+        stream.flush()
+
+
+class DamagedJournal(RecordError):
+    """A journal whose record would leave something out; ``--salvage`` exports what survives."""
+
+
+def damage_summary(journal: Journal) -> tuple[str, str]:
+    """(what is damaged, what a record of it leaves out), in words."""
+    damage = journal.damage
+    where = "; ".join(f"line {d.line}: {d.reason}" for d in damage[:3])
+    if len(damage) > 3:
+        where += f"; and {len(damage) - 3} more damaged line(s)"
+    if journal.gap is not None:
+        gap = journal.gap
+        left = gap.last - gap.first + 1 + gap.after
+        return where, (f"the record stops after event {gap.first - 1}: {left} event(s) left out "
+                       f"({gap}, which cannot be replayed without the missing ones)")
+    if damage and damage[0].tail:
+        return where, f"the torn tail ({damage[0].cut_bytes} bytes) is left out; every complete event is in"
+    return where, "the damaged line(s) are left out; no event is missing"
+
+
 def export_journal(
-    journal_path: str | os.PathLike[str], fmt: str, out_path: str | os.PathLike[str] | None = None
+    journal_path: str | os.PathLike[str], fmt: str, out_path: str | os.PathLike[str] | None = None,
+    *, salvage: bool = False, warn: Callable[[str], None] | None = None,
 ) -> str:
-    """Export a journal (read-only; a damaged tail is left out); returns the path written."""
+    """Export a journal (read-only); returns the path written.
+
+    A damaged journal is refused (:class:`DamagedJournal` saying what is damaged and what the
+    record would leave out) unless ``salvage``: then what survives is exported and ``warn`` is
+    told the same.
+    """
     if fmt not in FORMATS:
         raise RecordError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
     journal = replay(journal_path, check_plays=False)
+    if journal.damage:
+        where, left_out = damage_summary(journal)
+        if not salvage:
+            raise DamagedJournal(f"{os.fspath(journal_path)} is damaged ({where}); {left_out}. "
+                                 "Nothing written: --salvage exports what survives")
+        if warn is not None:
+            warn(f"{os.fspath(journal_path)} is damaged ({where}); {left_out}")
     text = render(journal, fmt)
     if out_path is None:
         base = os.fspath(journal_path)
@@ -86,11 +152,15 @@ def import_match(path: str | os.PathLike[str]) -> ImportedMatch:
     """Read a ``.mat`` or ``.sgf`` file (by extension, else by content), validating every play."""
     name = os.fspath(path)
     fmt = os.path.splitext(name)[1].lower().lstrip(".")
-    size = os.path.getsize(name)
+    info = os.stat(name)
+    if not stat.S_ISREG(info.st_mode):
+        # a FIFO with no writer would block open() forever; a device never ends
+        raise RecordError(f"{name}: not a regular file ({_kind(info.st_mode)}); import reads match files")
+    size = info.st_size
     limit = mat.MAX_BYTES
     if size > limit:
         raise RecordError(f"{name}: file too large ({size >> 20} MB; limit {limit >> 20} MB), not a match file")
-    with open(name, encoding="utf-8", errors="strict", newline=None) as stream:
+    with open(name, encoding="utf-8", errors="strict", newline="\n") as stream:  # lone CRs stay visible
         if fmt not in ("mat", "sgf"):
             try:
                 start = stream.read(4096)
@@ -102,6 +172,14 @@ def import_match(path: str | os.PathLike[str]) -> ImportedMatch:
             return read_match(stream, fmt)
         except RecordError as error:
             raise type(error)(f"{name}: {error}") from None
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def header_of(imported: ImportedMatch, device: str = "") -> Header:

@@ -43,12 +43,14 @@ from rules.steps import Step, parse_notation
 
 MAX_BYTES = 16 << 20  # a 25-game match is ~60 kB; anything this big is not a match file
 MAX_LINE = 4096
+MAX_LENGTH = 64  # GNU Backgammon's longest match (MAXSCORE); it refuses longer ones
+_BLANKS = " \t"  # the only spaces gnubg skips inside a line (no U+2028, no NBSP)
 
-_HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
-_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
-_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
-_SCORES = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$")
-_NUMBER = re.compile(r"^\s*(\d+)\)(.*)$")
+_HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$', re.ASCII)
+_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE | re.ASCII)
+_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE | re.ASCII)
+_SCORES = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$", re.ASCII)
+_NUMBER = re.compile(r"^\s*(\d+)\)(.*)$", re.ASCII)
 _POINT = r"(?:bar|off|\d+)"
 _ACTION = re.compile(
     r"(?P<dice>[1-6])(?P<dice2>[1-6]):(?P<moves>(?:[ \t]+" + _POINT + r"(?:/" + _POINT + r"\*?)+(?:\(\d\))?)*)"
@@ -57,7 +59,7 @@ _ACTION = re.compile(
     r"|(?P<drop>Drops)"
     r"|(?P<beaver>Beavers(?:\s*=>\s*\d+)?)"
     r"|(?P<win>Wins\s+(?P<points>\d+)\s+points?)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 _RIGHT_COLUMN = 14  # an action starting this far right of ")" is in player 1's column
 
@@ -80,10 +82,15 @@ def read_lines(stream: IO[str], max_bytes: int = MAX_BYTES) -> Iterable[tuple[in
         total += len(line)
         if total > max_bytes:
             raise RecordError(f"file too large: over {max_bytes // (1 << 20)} MB, not a match file")
-        if len(line) > MAX_LINE and not line.endswith("\n"):
-            raise RecordError(f"line {number}: longer than {MAX_LINE} characters, not a match file")
         if "\x00" in line:
             raise RecordError(f"line {number}: not text (binary data?)")
+        body = line[:-1] if line.endswith("\n") else line
+        if "\r" in body[:-1]:
+            # gnubg reads LF and CR LF line ends; lone CRs (old Mac files) it cannot read
+            raise RecordError(f"line {number}: a carriage return without a line feed "
+                              "(GNU Backgammon reads LF or CR LF line ends only)")
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            raise RecordError(f"line {number}: longer than {MAX_LINE} characters, not a match file")
         if number == 1:
             line = line.lstrip("\ufeff")  # a byte-order mark some editors add
         yield number, line.rstrip("\r\n")
@@ -115,6 +122,7 @@ def _read_mat_lines(lines: list[tuple[int, str]], *, crawford_off: bool) -> Impo
     state: match.MatchState | None = None
     in_game = False
     expect_scores = False
+    seen_length = False
     for number, line in lines:
         where = f"line {number}"
         if not line.strip():
@@ -128,10 +136,17 @@ def _read_mat_lines(lines: list[tuple[int, str]], *, crawford_off: bool) -> Impo
         found = _LENGTH.match(line)
         if found and state is None:
             result.length = int(found.group(1))
+            if result.length > MAX_LENGTH:
+                raise RecordError(f"{where}: a {found.group(1)[:24]} point match is longer than "
+                                  f"GNU Backgammon allows ({MAX_LENGTH} points at most)")
+            seen_length = True
             continue
         found = _GAME.match(line)
         if found:
             if state is None:
+                if not seen_length:
+                    raise RecordError(f"{where}: {line.strip()!r} before the 'N point match' line "
+                                      "(GNU Backgammon needs it; 0 for money play)")
                 state = _start(result, headers)
             if state.phase not in (match.OPENING, match.GAME_OVER, match.MATCH_OVER):
                 raise RecordError(f"{where}: game {found.group(1)} starts before the last game ended")
@@ -163,10 +178,9 @@ def _read_mat_lines(lines: list[tuple[int, str]], *, crawford_off: bool) -> Impo
             raise RecordError(f"{where}: cannot read {line.strip()[:40]!r} (expected a header or 'Game 1')")
         state = _read_line(result, state, line, where)
     if state is None:
-        if result.length or headers:
-            state = _start(result, headers)
-        else:
-            raise RecordError("not a match file: no 'N point match' and no games")
+        if seen_length:
+            raise RecordError("no game in the file (GNU Backgammon cannot load a match without one)")
+        raise RecordError("not a match file: no 'N point match' and no games")
     result.state = checked(state)
     return result
 
@@ -198,12 +212,12 @@ def _actions(text: str, where: str) -> list[tuple[int, re.Match[str]]]:
     found: list[tuple[int, re.Match[str]]] = []
     position = 0
     for item in _ACTION.finditer(text):
-        gap = text[position : item.start()].strip()
+        gap = text[position : item.start()].strip(_BLANKS)
         if gap:
             raise RecordError(f"{where}: cannot read {gap[:40]!r}")
         found.append((item.start(), item))
         position = item.end()
-    rest = text[position:].strip()
+    rest = text[position:].strip(_BLANKS)
     if rest:
         raise RecordError(f"{where}: cannot read {rest[:40]!r}")
     return found

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from recording.mat import GameLog, match_date, split_games, steps_from_difference
+from recording.mat import MAX_LENGTH, GameLog, match_date, split_games, steps_from_difference
 from recording.moves import IllegalRecord, ImportedMatch, RecordError, checked, fold, play_event, unchecked
 from rules import match
 from rules.position import BAR, OFF
@@ -153,6 +153,13 @@ def _letter_point(letter: str, player: int, where: str) -> int:
     return white if player == 0 else 25 - white
 
 
+def _ascii_int(text: str) -> int:
+    """int() of ASCII digits only (int() itself takes Arabic-Indic and other Unicode digits)."""
+    if not text.isascii():
+        raise ValueError(f"not a number: {text!r}")
+    return int(text)
+
+
 def _mi(values: list[str]) -> dict[str, str]:
     info: dict[str, str] = {}
     for value in values:
@@ -176,10 +183,13 @@ def read_sgf(stream: IO[str], *, max_bytes: int = MAX_BYTES) -> ImportedMatch:
         info = _mi(root.get("MI", []))
         rules = root.get("RU", [""])[0]
         if state is None:
-            try:
-                result.length = int(info.get("length", "0") or 0)
-            except ValueError:
-                raise RecordError(f"{where}: bad match length {info.get('length')!r}") from None
+            length = info.get("length", "0") or "0"
+            if not (length.isascii() and length.isdigit()):
+                raise RecordError(f"{where}: bad match length {length[:24]!r}")
+            if int(length) > MAX_LENGTH:
+                raise RecordError(f"{where}: a {length[:24]} point match is longer than "
+                                  f"GNU Backgammon allows ({MAX_LENGTH} points at most)")
+            result.length = int(length)
             result.players = (root.get("PW", ["White"])[0], root.get("PB", ["Black"])[0])
             result.date = root.get("DT", [""])[0]
             result.event = root.get("EV", [""])[0]
@@ -198,7 +208,7 @@ def read_sgf(stream: IO[str], *, max_bytes: int = MAX_BYTES) -> ImportedMatch:
             if state.phase not in (match.GAME_OVER,):
                 raise IllegalRecord(f"{where}: a new game starts before the last one ended")
         try:
-            ws, bs = int(info.get("ws", "-1")), int(info.get("bs", "-1"))
+            ws, bs = _ascii_int(info.get("ws", "-1")), _ascii_int(info.get("bs", "-1"))
         except ValueError:
             raise RecordError(f"{where}: bad score in MI") from None
         if ws >= 0 and bs >= 0 and (float(ws), float(bs)) != state.score:
@@ -215,6 +225,9 @@ def read_sgf(stream: IO[str], *, max_bytes: int = MAX_BYTES) -> ImportedMatch:
                     raise RecordError(f"line {node_line}: board set-up ({setup}) is not supported")
         state = _finish(result, state, root.get("RE", [""])[0].strip(), where)
     assert state is not None
+    if not result.events:
+        raise RecordError("no game in the file: not a single roll or cube action "
+                          "(GNU Backgammon cannot load a match without one)")
     result.state = checked(state)
     return result
 
@@ -276,7 +289,7 @@ def _finish(result: ImportedMatch, state: match.MatchState, outcome: str, where:
     resigned = text.endswith("R")
     digits = text[2:].rstrip("R")
     try:
-        points = int(digits)
+        points = _ascii_int(digits)
     except ValueError:
         raise RecordError(f"{where}: cannot read the result RE[{outcome[:20]}]") from None
     if state.phase in (match.ROLL, match.PLAY) or (resigned and state.phase not in (match.GAME_OVER, match.MATCH_OVER)):

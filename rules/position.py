@@ -218,6 +218,8 @@ class Position:
                 data = json.loads(stripped)
             except json.JSONDecodeError:
                 raise InvalidNotation("the JSON board is not valid JSON") from None
+            except RecursionError:
+                raise InvalidNotation("the JSON board is nested too deeply") from None
             if variant and "variant" not in data:
                 data["variant"] = variant
             return cls.from_json(data)

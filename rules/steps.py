@@ -125,7 +125,7 @@ class Dice:
             values = list(text)
         elif isinstance(text, str):
             digits = [c for c in text if not c.isspace() and c not in "-,/x"]
-            values = [int(c) if c.isdigit() else c for c in digits]
+            values = [int(c) if c in "0123456789" else c for c in digits]  # not int("٣"): ASCII digits only
         else:
             raise InvalidDice(f"cannot read dice from {text!r}")
         if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
@@ -144,7 +144,7 @@ def parse_notation(text: str) -> list[tuple[int, int]]:
         if "(" in part:
             part, _, count = part.partition("(")
             try:
-                repeat = int(count.rstrip(")"))
+                repeat = int(count.rstrip(")")) if count.isascii() else int("not ASCII")
             except ValueError:
                 raise InvalidNotation(f"bad repeat count in {text!r}") from None
         names = [name.rstrip("*").lower() for name in part.split("/")]
@@ -156,7 +156,7 @@ def parse_notation(text: str) -> list[tuple[int, int]]:
                 points.append(BAR)
             elif name in ("off", "o"):
                 points.append(OFF)
-            elif name.isdigit() and 0 <= int(name) <= 25:
+            elif name.isascii() and name.isdigit() and 0 <= int(name) <= 25:
                 points.append(int(name))
             else:
                 raise InvalidNotation(f"{name!r} in {text!r} is not a point")

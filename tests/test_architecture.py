@@ -1,6 +1,7 @@
 """The dependency direction of ARCHITECTURE.md, checked on the source: rules imports nothing of
 ours (and only the standard library); recording and vision only rules; firmware_bridge nothing
-of ours; web_ui only rules and recording; club only rules, recording and web_ui; nothing imports controller."""
+of ours; web_ui only rules and recording; club only rules, recording and web_ui; synth (the
+development tools: the 3-D renderer, training) only rules and vision; nothing imports controller."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"rules", "recording", "vision", "firmware_bridge", "controller", "web_ui", "club"}
+OURS = {"rules", "recording", "vision", "firmware_bridge", "controller", "web_ui", "club", "synth"}
 ALLOWED = {
     "rules": {"rules"},
     "recording": {"rules", "recording"},
@@ -19,6 +20,7 @@ ALLOWED = {
     "firmware_bridge": {"firmware_bridge"},
     "web_ui": {"rules", "recording", "web_ui"},
     "club": {"rules", "recording", "web_ui", "club"},
+    "synth": {"rules", "vision", "synth"},
     "controller": OURS,
 }
 

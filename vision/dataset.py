@@ -71,8 +71,27 @@ def validate_label(data: Any, where: str) -> None:
         not isinstance(p, list) or len(p) != 2 for p in points
     ):
         raise ValueError(f"label {where!r}: 'points' must be 24 [light, dark] pairs")
+    if not all(_count(v) for p in points for v in p):
+        raise ValueError(f"label {where!r}: 'points' must hold checker counts (whole numbers 0..15)")
     if data.get("roll") not in ("valid", "void", "none"):
         raise ValueError(f"label {where!r}: 'roll' must be valid, void or none")
+    bar = data.get("bar")
+    if bar is not None and (not isinstance(bar, dict) or not all(_count(bar.get(k, 0)) for k in ("light", "dark"))):
+        raise ValueError(f"label {where!r}: 'bar' must be an object {{\"light\": N, \"dark\": N}}")
+    dice = data.get("dice")
+    if dice is not None and (not isinstance(dice, list) or not all(
+        isinstance(d, dict) and d.get("value") in (1, 2, 3, 4, 5, 6) and not isinstance(d.get("value"), bool)
+        for d in dice
+    )):
+        raise ValueError(f"label {where!r}: 'dice' must be a list of objects with a 'value' 1..6")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 15
+
+
+#: Corners further than this from the image origin (pixels) are not a camera's view of a board.
+MAX_CORNER = 100_000.0
 
 
 def load_dataset(path: str | Path) -> Dataset:
@@ -88,10 +107,20 @@ def load_dataset(path: str | Path) -> Dataset:
         raise ValueError(f"{str(meta_path)!r} is not a {FORMAT} dataset")
     corners = None
     board = meta.get("board") or {}
+    if not isinstance(board, dict):
+        raise ValueError(f"{str(meta_path)!r}: 'board' must be an object")
+    if not isinstance(meta.get("reference") or {}, dict):
+        raise ValueError(f"{str(meta_path)!r}: 'reference' must be an object")
     if board.get("corners") is not None:
-        corners = np.asarray(board["corners"], dtype=np.float64)
+        try:
+            corners = np.asarray(board["corners"], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{str(meta_path)!r}: board corners must be four [x, y] pairs of numbers") from None
         if corners.shape != (4, 2):
             raise ValueError(f"{str(meta_path)!r}: board corners must be four [x, y] pairs")
+        if not np.all(np.isfinite(corners)) or np.abs(corners).max() > MAX_CORNER:
+            raise ValueError(f"{str(meta_path)!r}: board corners must be pixel positions "
+                             f"(finite, within {MAX_CORNER:.0f} of the image)")
     frames = meta.get("frames")
     if not isinstance(frames, list) or not all(isinstance(f, str) for f in frames):
         raise ValueError(f"{str(meta_path)!r}: 'frames' must be a list of image paths")

@@ -1565,7 +1565,7 @@ def read_dice_timed(
         gray = to_gray(image_bgr)
         if max(h, w) > cfg.max_side:
             scale = cfg.max_side / max(h, w)
-            gray = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+            gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         t1 = time.perf_counter()
         pips = find_pips(gray, cfg, None)
         t2 = time.perf_counter()

@@ -147,6 +147,14 @@ def _tournament(commands: Commands, data: dict[str, Any]) -> None:
     setter(value in ("1", "true", "on"))
 
 
+def _resume_damaged(commands: Commands, data: dict[str, Any]) -> None:
+    """The director resumes a match whose journal lost events from before the damage."""
+    resume = getattr(commands, "resume_damaged", None)
+    if resume is None:
+        fail(409, t("err.unsupported"))
+    resume()
+
+
 ACTIONS: dict[str, Callable[[Commands, dict[str, Any]], None]] = {
     "new_game": _new_game,
     "accept_illegal": lambda c, d: c.accept_illegal(),
@@ -164,6 +172,7 @@ ACTIONS: dict[str, Callable[[Commands, dict[str, Any]], None]] = {
     "capture_empty": lambda c, d: c.capture_empty(),
     "capture_start": lambda c, d: c.capture_start(variant_of(d.get("variant", "backgammon"))),
     "tournament": _tournament,
+    "resume_damaged": _resume_damaged,
 }
 
 

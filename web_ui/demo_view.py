@@ -326,6 +326,10 @@ class DemoGame:
         self._record("resume")
         self._set("resumed", {}, paused=False)
 
+    def resume_damaged(self) -> None:
+        self._record("resume_damaged")
+        self.log.publish("journal", {"ok": True})
+
     def set_corners(self, corners: Sequence[tuple[float, float]]) -> None:
         self._record("set_corners", list(corners))
         with self._lock:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from recording.export import export_journal, render, write_atomic
+from recording.export import DamagedJournal, export_journal, render, write_atomic
 from recording.journal import Header, Journal, replay
 from rules import match
 from rules.plays import legal_results
@@ -212,7 +212,10 @@ def test_export_reads_damaged_journal_without_repairing_it(tmp_path: Path) -> No
     with open(journal, "ab") as stream:
         stream.write(b'{"seq": 999')
     size = journal.stat().st_size
-    out = export_journal(journal, "mat", tmp_path / "x.mat")
+    with pytest.raises(DamagedJournal, match="torn"):
+        export_journal(journal, "mat", tmp_path / "x.mat")
+    assert not (tmp_path / "x.mat").exists()
+    out = export_journal(journal, "mat", tmp_path / "x.mat", salvage=True)
     assert Path(out).read_text() == (DATA / "sample_5pt.mat").read_text()
     assert journal.stat().st_size == size
 

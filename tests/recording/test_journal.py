@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from recording.journal import Header, Journal, JournalError, decode_line, replay
+from recording.journal import Header, Journal, JournalError, JournalGap, decode_line, replay
 from rules import match
 from rules.errors import IllegalEvent
 from rules.plays import legal_results
@@ -133,6 +133,7 @@ def test_half_line_is_cut_off_and_reported(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("line_index", [3, 7])
 def test_flipped_byte_reported_and_nothing_before_lost(tmp_path: Path, line_index: int) -> None:
+    """Damage in the middle is not a crash: the journal is not resumed until a person decides."""
     path = tmp_path / "m.jsonl"
     with new_journal(path) as journal:
         play_some(journal, 10)
@@ -145,9 +146,15 @@ def test_flipped_byte_reported_and_nothing_before_lost(tmp_path: Path, line_inde
 
     read_only = replay(path)
     assert read_only.damage[0].line == line_index and "checksum" in read_only.damage[0].reason
+    assert read_only.gap is not None and read_only.gap.first == read_only.gap.last == line_index - 1
+    assert read_only.gap.after == total - (line_index - 1)
     assert bytes(data) == path.read_bytes()  # reading does not repair
 
-    with Journal.open(path) as journal:
+    with pytest.raises(JournalGap, match=f"event {line_index - 1} is missing"):
+        Journal.open(path)
+    assert bytes(data) == path.read_bytes()  # nor does a refused resume
+
+    with Journal.open(path, accept_loss=True) as journal:  # the director decided
         assert journal.events == before
         damage = journal.damage[0]
         assert damage.line == line_index

@@ -41,6 +41,7 @@ CASES: dict[str, tuple[dict[str, Any], Callable[[DemoGame], object], str]] = {
     "capture_empty": ({}, lambda g: None, "capture_empty"),
     "capture_start": ({"variant": "nardy"}, lambda g: None, "capture_start"),
     "tournament": ({"on": "1"}, lambda g: None, "set_tournament"),
+    "resume_damaged": ({}, lambda g: None, "resume_damaged"),
 }
 
 

@@ -1,0 +1,250 @@
+"""The physically based renderer (`referee render3d`, issue 19): designs, scenes whose labels say
+what the picture shows, POV-Ray's camera agreeing with the labels' projection, datasets that
+`referee vision eval` reads, reproducibility, contact sheets and one-line errors.
+
+Frames are rendered small (POV-Ray from Debian, `make setup`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from synth.dataset3d import plan, render_moment
+from synth.designs import DESIGNS, design
+from synth.scene import (
+    CheckerPiece,
+    DiePiece,
+    Moment,
+    board_xz,
+    label_of,
+    make_rig,
+    moment_from_counts,
+    place_dice,
+    point_centre_u,
+    random_counts,
+    random_moment,
+)
+from vision.dataset import load_dataset
+from vision.evaluate import SUMMARY_KEYS
+
+MODEL_CARD_NAMES = {
+    "tuning": {"acrylic-smoked", "felt-navy-lowcontrast", "leatherette-cream", "nardy-oak-painted",
+               "nardy-walnut-inlaid", "tournament-cork", "tournament-felt-green", "travel-vinyl"},
+    "held-out": {"tournament-leatherette-black", "tavla-mahogany-carved", "travel-magnetic", "marble-white"},
+}
+
+
+# --- designs --------------------------------------------------------------------------------------
+def test_list_designs_prints_name_kind_description(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render3d", "--list-designs"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    rows = [line.split("\t") for line in lines]
+    assert all(len(r) == 3 and r[2] for r in rows)
+    kinds: dict[str, set[str]] = {"tuning": set(), "held-out": set()}
+    for name, kind, _ in rows:
+        kinds[kind].add(name)
+    assert kinds == MODEL_CARD_NAMES  # a third held out; the names the model card refers to
+
+
+def test_designs_span_the_sizes_the_issue_asks_for() -> None:
+    checkers = [d.point_width * d.checkers.fill for d in DESIGNS]
+    assert 24.5 <= min(checkers) and max(checkers) <= 40.5  # 25-40 mm checkers
+    assert min(d.dice.size[0] for d in DESIGNS) <= 12.5 and max(d.dice.size[1] for d in DESIGNS) >= 18.5
+    assert len({d.field for d in DESIGNS}) >= 7 and len({d.frame_height for d in DESIGNS}) >= 8
+    for d in DESIGNS:  # a checker fits its point, and five of them a point's half of the board
+        assert d.checkers.fill <= 1.0
+        assert 5.05 * d.point_width * d.checkers.fill < d.width * d.aspect / 2
+
+
+# --- scenes and labels (no rendering) -----------------------------------------------------------
+def _point_of(design_name: str, u: float, v: float, bar: float) -> int:
+    """The point (1..24) or bar (25) whose column holds board coordinates (u, v)."""
+    if abs(u - 0.5) < bar / 2:
+        return 25
+    d = design(design_name)
+    best = min(range(1, 25), key=lambda p: abs(point_centre_u(d, p) - u) + (0 if (p >= 13) == (v < 0.5) else 9))
+    return best
+
+
+@pytest.mark.parametrize("name", ["tournament-felt-green", "nardy-walnut-inlaid", "travel-magnetic"])
+def test_every_checker_lies_where_its_label_counts_it(name: str) -> None:
+    rig, _, start, moments = plan(name, 25, seed=7, size=(640, 360))
+    corners = rig.corners()
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_board = cv2.getPerspectiveTransform(corners.astype(np.float32), unit)
+    for moment in [start, *moments]:
+        label = label_of(moment, rig.play_camera)
+        seen = [[0, 0] for _ in range(25)]
+        for c in moment.checkers:
+            # where the checker's foot shows in the picture, read back through the clicked corners
+            foot = rig.play_camera.project([[c.x, 0.0, c.z]])
+            u, v = cv2.perspectiveTransform(foot.reshape(1, 1, 2).astype(np.float32), to_board)[0, 0]
+            seen[_point_of(name, float(u), float(v), rig.design.bar) - 1][c.colour] += 1
+        assert seen[:24] == label["points"]
+        assert tuple(seen[24]) == (label["bar"]["light"], label["bar"]["dark"])
+        light = sum(p[0] for p in label["points"]) + label["bar"]["light"]
+        dark = sum(p[1] for p in label["points"]) + label["bar"]["dark"]
+        assert light <= 15 and dark <= 15
+        assert all(not (a and b) for a, b in label["points"])
+
+
+def _half(rig_width: float, x: float) -> str:
+    return "left" if x < rig_width / 2 else "right"
+
+
+@pytest.mark.parametrize("kind", ["valid", "different_halves", "cocked", "on_checker", "off_board"])
+def test_dice_lie_as_their_label_says(kind: str) -> None:
+    rig = make_rig(design("tournament-cork"), 3)
+    w, h = rig.design.width, rig.height
+    rng = np.random.default_rng(11)
+    placed = 0
+    for _ in range(30):
+        points, bar = random_counts(rng)
+        moment = moment_from_counts(rig, points, bar, int(rng.integers(1000)))
+        place_dice(rig, moment, kind, rng)
+        if moment.roll == "none":
+            continue
+        placed += 1
+        label = label_of(moment, rig.play_camera)
+        assert label["roll"] == ("valid" if kind == "valid" else "void")
+        assert label["void_reason"] == (None if kind == "valid" else kind)
+        assert [d["value"] for d in label["dice"]] == [d.value for d in moment.dice]
+        on_surface = [0 <= d.centre[0] <= w and 0 <= d.centre[2] <= h for d in moment.dice]
+        flat = [d.tilt == 0 for d in moment.dice]
+        resting_on_field = [abs(d.centre[1] - d.size / 2) < 1e-6 for d in moment.dice]
+        halves = {_half(w, d.centre[0]) for d in moment.dice}
+        if kind in ("valid", "different_halves"):
+            assert all(on_surface) and all(flat) and all(resting_on_field)
+            assert len(halves) == (1 if kind == "valid" else 2)
+            for d in moment.dice:  # flat on the board, not on a checker
+                assert all(math.hypot(c.x - d.centre[0], c.z - d.centre[2]) > rig.checker_d / 2 for c in moment.checkers)
+        elif kind == "cocked":
+            assert sum(not f for f in flat) == 1 and all(on_surface)
+        elif kind == "on_checker":
+            high = [d for d in moment.dice if d.centre[1] > d.size / 2 + 1]
+            assert len(high) == 1
+            under = min(moment.checkers, key=lambda c: math.hypot(c.x - high[0].centre[0], c.z - high[0].centre[2]))
+            assert math.hypot(under.x - high[0].centre[0], under.z - high[0].centre[2]) < rig.checker_d / 2
+        else:
+            assert on_surface.count(False) == 1
+    assert placed >= 20
+
+
+def test_hands_are_labelled_occluded_and_over_the_surface() -> None:
+    rig = make_rig(design("leatherette-cream"), 4)
+    rng = np.random.default_rng(2)
+    moments = [random_moment(rig, rng, occluded_rate=0.5) for _ in range(40)]
+    with_hand = [m for m in moments if m.hand is not None]
+    assert 8 <= len(with_hand) <= 32
+    for m in moments:
+        assert label_of(m, rig.play_camera)["occluded"] == (m.hand is not None)
+    for m in with_hand:
+        assert m.hand is not None
+        x, _, z = m.hand.tip
+        assert 0 < x < rig.design.width and 0 < z < rig.height
+
+
+def test_play_differs_from_calibration_as_the_issue_asks() -> None:
+    for seed in range(20):
+        rig = make_rig(design("marble-white"), seed)
+        a, b = rig.calibration_light.lamps[0], rig.play_light.lamps[0]
+        moved = np.abs(np.subtract(a.position, b.position))
+        assert moved[0] <= 500 and moved[2] <= 500 and moved[1] <= 250
+        assert 2700 <= b.kelvin <= 6500 and 0.69 * a.intensity <= b.intensity <= 1.31 * a.intensity
+        # the camera nudged a few pixels after calibration
+        shift = np.abs(rig.camera.project([[250.0, 0.0, 200.0]]) - rig.play_camera.project([[250.0, 0.0, 200.0]]))
+        assert 0.5 < float(shift.max()) < 6
+        tilt = math.degrees(math.acos(-rig.camera.forward[1]))
+        assert 0 <= tilt <= 35.5 and 55 <= rig.camera.hfov_deg <= 80
+    same = make_rig(design("marble-white"), 3, same_light=True)
+    assert same.play_light == same.calibration_light
+
+
+# --- POV-Ray's picture agrees with the projection -------------------------------------------------
+def _brighter_blob_centre(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
+    rise = after.astype(np.int16) - before.astype(np.int16)
+    mask = (rise.max(axis=2) > 50).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask)
+    assert n > 1, "nothing new appeared in the picture"
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return float(centroids[biggest][0]), float(centroids[biggest][1])
+
+
+@pytest.mark.slow
+def test_a_die_and_a_checker_appear_where_the_label_projects_them() -> None:
+    rig = make_rig(design("tournament-felt-green"), 5, (640, 360))
+    rig.die_body, rig.die_pips = (240, 238, 232), (20, 20, 22)
+    rig.light_colour = (240, 236, 226)
+    empty = Moment([(0, 0)] * 24, (0, 0), [], seed=1)
+    before, settings = render_moment(rig, empty, rig.calibration_light, False, None, quality="standard")
+    x, z = board_xz(rig.design, 0.7, 0.3)
+    with_die = Moment([(0, 0)] * 24, (0, 0), [], [DiePiece(5, (x, rig.die_size / 2, z), 20.0, rig.die_size)],
+                      roll="valid", seed=1)
+    after, _ = render_moment(rig, with_die, rig.calibration_light, False, settings, quality="standard")
+    centre = label_of(with_die, rig.play_camera)["dice"][0]["centre"]
+    found = _brighter_blob_centre(before, after)
+    assert math.dist(found, centre) < 2.0
+    # a light checker on P19 (a dark point): the middle of its top face
+    cx = point_centre_u(rig.design, 19) * rig.design.width
+    cz = rig.height - rig.checker_d / 2 - 1
+    checker = Moment([(0, 0)] * 24, (0, 0), [CheckerPiece(cx, 0.0, cz, 0, 19)], seed=1)
+    after, _ = render_moment(rig, checker, rig.calibration_light, False, settings, quality="standard")
+    top = rig.play_camera.project([[cx, rig.checker_t, cz]])[0]
+    assert math.dist(_brighter_blob_centre(before, after), top) < 2.5
+
+
+# --- datasets through the command line ----------------------------------------------------------------
+@pytest.mark.slow
+def test_dataset_is_read_by_vision_eval_and_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"d{k}"
+        assert main(["render3d", "--dataset", str(out), "--design", "travel-magnetic", "--frames", "3", "--seed", "19",
+                     "--size", "320x180", "--quiet"]) == 0
+        runs.append(out)
+    capsys.readouterr()
+    dataset = load_dataset(runs[0])
+    meta = dataset.meta
+    assert meta["reference"]["empty"] == "frames/empty.png" and meta["reference"]["start"]["variant"] == "backgammon"
+    assert meta["generator"]["design"] == "travel-magnetic" and meta["generator"]["kind"] == "held-out"
+    assert dataset.corners is not None and dataset.image("frames/empty.png").shape == (180, 320, 3)
+    assert len(dataset.frames) == 3
+    for name in ["dataset.json", "frames/empty.png", "frames/start.png"] + [
+            f for n in dataset.frames for f in (n, n.replace(".png", ".json"))]:
+        assert (runs[0] / name).read_bytes() == (runs[1] / name).read_bytes(), name
+    # the corners are the playing surface's: the start position's checkers lie inside them
+    rig, _, start, _ = plan("travel-magnetic", 3, 19, (320, 180))
+    assert np.allclose(dataset.corners, rig.corners(), atol=0.01)
+    assert main(["vision", "eval", str(runs[0]), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert set(SUMMARY_KEYS) <= set(summary) and summary["frames"] == 3
+    sheet = tmp_path / "sheet.png"
+    assert main(["render3d", "--contact-sheet", str(runs[0]), "-o", str(sheet)]) == 0
+    image = cv2.imread(str(sheet))
+    assert image is not None and image.shape[1] == 4 * 640
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["render3d", "--dataset", "d", "--design", "no-such-board", "--frames", "1"],
+        ["render3d", "--dataset", "d", "--design", "marble-white", "--frames", "0"],
+        ["render3d", "--dataset", "d", "--design", "marble-white", "--size", "big"],
+        ["render3d", "--dataset", "d"],
+        ["render3d", "--contact-sheet", "nowhere"],
+        ["render3d", "--contact-sheet", "nowhere", "-o", "s.png"],
+    ],
+)
+def test_bad_input_is_one_line_exit_2(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("referee render3d: ") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "d").exists()
