@@ -23,6 +23,7 @@ from synth.scene import (
     Lighting,
     Moment,
     Rig,
+    design_seed,
     label_of,
     make_rig,
     moment_from_counts,
@@ -85,7 +86,7 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
     the frames' moments (the labels are computed from these)."""
     rig = make_rig(design(design_name), seed, size, same_light=same_light)
-    rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
     points, bar = start_counts()
     start = moment_from_counts(rig, points, bar, seed + 3)

@@ -10,6 +10,7 @@ camera that renders the frame.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -241,8 +242,14 @@ def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
 
 
 # --- the rig ----------------------------------------------------------------------------------
+def design_seed(design: Design, seed: int) -> list[int]:
+    """The random stream of one design and seed: the same seed gives every design its own
+    camera, lamps and positions."""
+    return [seed, zlib.crc32(design.name.encode())]
+
+
 def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), same_light: bool = False) -> Rig:
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(design_seed(design, seed))
     light, dark = design.checkers.pairs[int(rng.integers(len(design.checkers.pairs)))]
     d = design.point_width * design.checkers.fill * float(rng.uniform(0.97, 1.0))
     body, pips = design.dice.colours[int(rng.integers(len(design.dice.colours)))]

@@ -248,3 +248,12 @@ def test_bad_input_is_one_line_exit_2(argv: list[str], tmp_path: Path, capsys: p
     err = capsys.readouterr().err
     assert err.startswith("referee render3d: ") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "d").exists()
+
+
+def test_one_seed_gives_every_design_its_own_camera_and_positions() -> None:
+    plans = [plan(d.name, 3, 1901) for d in DESIGNS]
+    cameras = {round(rig.camera.hfov_deg, 3) for rig, _, _, _ in plans}
+    positions = {tuple(map(tuple, moments[0].points)) for _, _, _, moments in plans}
+    assert len(cameras) == len(DESIGNS) and len(positions) == len(DESIGNS)
+    again = plan("marble-white", 3, 1901)
+    assert again[0].camera == plans[-1][0].camera and again[3][2].points == plans[-1][3][2].points
