@@ -97,16 +97,34 @@ def test_a_clean_journal_exports_without_a_word(clean_journal: bytes, tmp_path: 
 
 # --- item 6: what the target is --------------------------------------------------------------------------
 
+def _a_full_device(tmp_path: Path) -> str:
+    """A character device that answers every write with ENOSPC (the kernel's "full", 1:7).
+
+    Our own node in tmp_path when we may make one, so that a machine whose /dev/full was once
+    clobbered (a regular file left there by some program) still runs the test; else /dev/full itself.
+    """
+    node = tmp_path / "full"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+        return str(node)
+    except OSError:
+        pass
+    if stat.S_ISCHR(os.stat("/dev/full").st_mode):
+        return "/dev/full"
+    pytest.skip("cannot make a device node here and /dev/full is not a character device")
+
+
 def test_export_to_dev_full_keeps_the_device_and_fails_in_one_line(
         clean_journal: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     journal = tmp_path / "m.jsonl"
     journal.write_bytes(clean_journal)
-    before = os.stat("/dev/full")
+    device = _a_full_device(tmp_path)
+    before = os.stat(device)
     assert stat.S_ISCHR(before.st_mode)
-    assert main(["export", str(journal), "-o", "/dev/full"]) == 2
+    assert main(["export", str(journal), "-o", device]) == 2
     err = capsys.readouterr().err
     assert "No space left" in err and len(err.strip().splitlines()) == 1
-    after = os.stat("/dev/full")
+    after = os.stat(device)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
 
 
