@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from rules.errors import IllegalPlay, RulesError
-from rules.plays import judge, legal_results
+from rules.plays import iter_results, judge
 from rules.position import Position
 from rules.steps import Dice
 from rules.variants import find_variant
@@ -62,17 +64,24 @@ def _options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def _plays_json(position: Position, dice: object, first_turn: bool, options: dict[str, Any],
-                roll_number: int | None = None) -> list[dict[str, str]]:
+def _iter_plays(position: Position, dice: object, first_turn: bool, options: dict[str, Any],
+                roll_number: int | None = None) -> Iterator[dict[str, str]]:
+    """Each legal play as it is found (a gul bara cascade can have millions: never all held)."""
     if roll_number is not None and roll_number < 1:
         raise ValueError(f"roll number must be 1 or more, not {roll_number}")
-    results = legal_results(position, Dice.parse(dice), first_turn=first_turn, options=options,
-                            roll_number=roll_number)
-    return [
-        {"notation": play.notation(), "result": result.id}
-        for result, play in results.items()
-        if play.steps
-    ]
+    results = iter_results(position, Dice.parse(dice), first_turn=first_turn, options=options,
+                           roll_number=roll_number)
+    first = next(results, None)  # bad input is refused before anything is printed
+    if first is None:
+        return
+    for result, play in itertools.chain((first,), results):
+        if play.steps:
+            yield {"notation": play.notation(), "result": result.id}
+
+
+def _plays_json(position: Position, dice: object, first_turn: bool, options: dict[str, Any],
+                roll_number: int | None = None) -> list[dict[str, str]]:
+    return list(_iter_plays(position, dice, first_turn, options, roll_number))
 
 
 def _position(text: str | None, variant: str, what: str, *, strict: bool = True) -> Position:
@@ -91,12 +100,18 @@ def run_plays(args: argparse.Namespace) -> int:
     position = _position(args.position, variant.name, "--position")
     if args.dice is None:
         raise ValueError("--dice is required")
-    plays = _plays_json(position, args.dice, args.first_turn, options, args.roll_number)
+    plays = _iter_plays(position, args.dice, args.first_turn, options, args.roll_number)
+    first = next(plays, None)  # errors in the input surface here, before any output
+    out = sys.stdout
     if args.json:
-        print(json.dumps({"plays": plays}))
+        out.write('{"plays": [')
+        for number, play in enumerate(itertools.chain((first,) if first else (), plays)):
+            out.write((", " if number else "") + json.dumps(play))
+        out.write("]}\n")
     else:
-        for play in plays:
-            print(f"{play['notation']}\t{play['result']}")
+        for play in itertools.chain((first,) if first else (), plays):
+            out.write(f"{play['notation']}\t{play['result']}\n")
+    out.flush()
     return 0
 
 

@@ -13,7 +13,7 @@ points differ from the nearest legal result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rules.errors import IllegalPlay, InvalidPosition
@@ -587,6 +587,28 @@ def legal_results(
         return own
     steps, ordered = dice_steps(variant, roll)
     return generate(position, steps, ordered=ordered, first_turn=first_turn, options=options)
+
+
+def iter_results(
+    position: Position,
+    dice: Dice | Sequence[int] | str,
+    *,
+    first_turn: bool = False,
+    options: Mapping[str, object] | None = None,
+    roll_number: int | None = None,
+) -> Iterator[tuple[Position, Play]]:
+    """:func:`legal_results` one at a time: a gul bara cascade (millions of results) is listed in
+    bounded memory, each result given out as soon as it is found; other rolls as the dict has them."""
+    roll = _dice_values(dice)
+    if position.variant == "gulbara" and roll_number is not None:
+        from rules.variants import gulbara
+
+        if gulbara.cascades(roll, roll_number):
+            find_variant("gulbara").validate_options(options)
+            yield from gulbara.iter_legal_results(position, roll, roll_number=roll_number, options=options)
+            return
+    yield from legal_results(position, roll, first_turn=first_turn, options=options,
+                             roll_number=roll_number).items()
 
 
 def apply_play(position: Position, play: Play) -> Position:

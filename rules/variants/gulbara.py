@@ -19,7 +19,7 @@ part (:func:`remainder_results`, :func:`judge_remainder`) from the position seen
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from rules.errors import IllegalPlay, InvalidDice, InvalidPosition
 from rules.position import Position, opponent_point
@@ -116,13 +116,27 @@ def legal_results(
     :func:`handed_on` tells what is left for the opponent.  An unplayable roll gives the unchanged
     position with an empty play.
     """
-    from rules.plays import generate
     from rules.plays import legal_results as plain_results
 
     _check_variant(position)
     if not cascades(dice, roll_number):
         return plain_results(position, dice, options=options)
-    return generate(position, roll_steps(dice, roll_number), ordered=True, options=options)
+    return dict(iter_ordered_results(position, roll_steps(dice, roll_number), options=options))
+
+
+def iter_legal_results(
+    position: Position,
+    dice: Dice | Sequence[int] | str,
+    *,
+    roll_number: int | None = None,
+    options: Mapping[str, object] | None = None,
+) -> Iterator[tuple[Position, Play]]:
+    """:func:`legal_results` one at a time, in bounded memory however many there are."""
+    _check_variant(position)
+    if not cascades(dice, roll_number):
+        yield from legal_results(position, dice, roll_number=roll_number, options=options).items()
+        return
+    yield from iter_ordered_results(position, roll_steps(dice, roll_number), options=options)
 
 
 def handed_on(
@@ -152,11 +166,9 @@ def remainder_results(
     The steps are played in order, as far as they can go; the rest is lost.  When none can be
     played the only result is the unchanged position with an empty play.
     """
-    from rules.plays import generate
-
     _check_variant(position)
     _check_steps(steps)
-    return generate(position, tuple(steps), ordered=True, options=options)
+    return dict(iter_ordered_results(position, tuple(steps), options=options))
 
 
 def judge(
@@ -325,6 +337,210 @@ def _can_reach(board: Counts, steps: tuple[int, ...], depth: int, closed: list[b
         return False
 
     return go(0)
+
+
+# --- listing the results of ordered steps in bounded memory ----------------------------------------
+#
+# The steps come in blocks of one value (1111 2222 ... 6666).  Within a block the order of the moves
+# does not matter and the result fixes which checkers moved (the block's moves can be read back
+# from the boards before and after it), so each block is played with the starts in falling order
+# and each board after it is kept once, with the board it came from.  The boards after the last
+# block (the results; three million for 1-1 from the start) are never all held: moving by d keeps
+# every checker's point modulo d (bearing off is exact: from d to 0), so two results of the last
+# block can be equal only when their boards before it have the same count of checkers on each
+# residue modulo d.  The last block is played one such class at a time, each result given out as
+# soon as it is found, and only one class's results are remembered to drop repeats.
+
+Code = int  # a board (the mover's 24 counts) as one number, four bits a point
+
+
+def _code(board: Sequence[int]) -> Code:
+    value = 0
+    for count in board:
+        value = (value << 4) | count
+    return value
+
+
+def _board(code: Code) -> Counts:
+    return [(code >> (4 * (23 - index))) & 15 for index in range(24)]
+
+
+def _blocks(steps: Sequence[int]) -> list[tuple[int, int]]:
+    blocks: list[tuple[int, int]] = []
+    for value in steps:
+        if blocks and blocks[-1][0] == value:
+            blocks[-1] = (value, blocks[-1][1] + 1)
+        else:
+            blocks.append((value, 1))
+    return blocks
+
+
+class _Block:
+    """Plays ``count`` moves of one die from a board, the starts in falling order."""
+
+    __slots__ = ("die", "closed", "home_locked")
+
+    def __init__(self, die: int, closed: list[bool], home_locked: bool) -> None:
+        self.die = die
+        self.closed = closed
+        self.home_locked = home_locked
+
+    def boards(self, board: Counts, count: int) -> Iterator[Code]:
+        """The boards after exactly ``count`` moves (each once for this board)."""
+        outside = sum(board[6:24])
+        yield from self._go(board, count, 24, outside)
+
+    def _go(self, board: Counts, left: int, ceiling: int, outside: int) -> Iterator[Code]:
+        if left == 0:
+            yield _code(board)
+            return
+        die = self.die
+        closed = self.closed
+        for start in range(ceiling, 0, -1):
+            if not board[start - 1]:
+                continue
+            end = start - die
+            if end >= 1:
+                if closed[end] or (self.home_locked and start <= 6):
+                    continue
+                board[start - 1] -= 1
+                board[end - 1] += 1
+                gone = 1 if start > 6 >= end else 0
+                yield from self._go(board, left - 1, start, outside - gone)
+                board[start - 1] += 1
+                board[end - 1] -= 1
+            elif end == 0 and not outside:
+                board[start - 1] -= 1
+                yield from self._go(board, left - 1, start, outside)
+                board[start - 1] += 1
+
+    def most(self, board: Counts, count: int) -> int:
+        """How many of ``count`` moves can be played from ``board`` (at most ``count``)."""
+        return self._most(board, count, 24, sum(board[6:24]))
+
+    def _most(self, board: Counts, left: int, ceiling: int, outside: int) -> int:
+        if left == 0:
+            return 0
+        best = 0
+        die = self.die
+        for start in range(ceiling, 0, -1):
+            if not board[start - 1]:
+                continue
+            end = start - die
+            if end >= 1:
+                if self.closed[end] or (self.home_locked and start <= 6):
+                    continue
+                board[start - 1] -= 1
+                board[end - 1] += 1
+                got = 1 + self._most(board, left - 1, start, outside - (1 if start > 6 >= end else 0))
+                board[start - 1] += 1
+                board[end - 1] -= 1
+            elif end == 0 and not outside:
+                board[start - 1] -= 1
+                got = 1 + self._most(board, left - 1, start, outside)
+                board[start - 1] += 1
+            else:
+                continue
+            best = max(best, got)
+            if best == left:
+                break
+        return best
+
+    def moves(self, before: Code, after: Code) -> list[Step]:
+        """The block's moves from ``before`` to ``after``, starts falling (the order they are legal in)."""
+        old, new = _board(before), _board(after)
+        die = self.die
+        moved = [0] * 25  # checkers that moved from each point
+        for point in range(24, 0, -1):
+            arrived = moved[point + die] if point + die <= 24 else 0
+            moved[point] = old[point - 1] + arrived - new[point - 1]
+        steps: list[Step] = []
+        for point in range(24, 0, -1):
+            end = point - die
+            steps.extend([Step(point, end if end > 0 else 0, die)] * moved[point])
+        return steps
+
+
+def _residues(code: Code, die: int) -> tuple[int, ...]:
+    """How many checkers stand on each point modulo ``die`` (borne off counts as 0): what moves
+    by ``die`` keep."""
+    counts = [0] * die
+    board = _board(code)
+    for point in range(1, 25):
+        counts[point % die] += board[point - 1]
+    counts[0] += 15 - sum(board)
+    return tuple(counts)
+
+
+def iter_ordered_results(
+    position: Position,
+    steps: tuple[int, ...],
+    *,
+    options: Mapping[str, object] | None = None,
+) -> Iterator[tuple[Position, Play]]:
+    """Every legal result of playing ``steps`` in order (as far as they go), each once, with a play.
+
+    Memory stays bounded by the boards between blocks and one class of results (see above),
+    however many results there are; they come out as they are found.
+    """
+    _check_variant(position)
+    _check_steps(steps)
+    if position.mover[24] or position.opponent[24]:
+        raise InvalidPosition("gul bara has no bar: no checker can be on it")
+    home_locked = _home_locked(options)
+    closed = [False] + [position.opponent[opponent_point(position.variant, q) - 1] > 0 for q in range(1, 25)]
+    blocks = [_Block(die, closed, home_locked) for die, _ in _blocks(steps)]
+    counts = [count for _, count in _blocks(steps)]
+    layers: list[dict[Code, Code]] = [{_code(position.mover[:24]): -1}]
+    last = len(blocks) - 1
+    for index, block in enumerate(blocks[:-1]):
+        after: dict[Code, Code] = {}
+        for code in layers[-1]:
+            for reached in block.boards(_board(code), counts[index]):
+                if reached not in after:
+                    after[reached] = code
+        if not after:
+            last = index
+            break
+        layers.append(after)
+    block = blocks[last]
+    target = counts[last]
+    parents = layers[-1]
+    if last < len(blocks) - 1 or not any(block.most(_board(code), target) == target for code in parents):
+        target = max(block.most(_board(code), target) for code in parents)
+    opponent = position.opponent
+    variant = position.variant
+
+    def trail(code: Code) -> list[Step]:
+        chain = [code]
+        for layer in reversed(layers[1:]):
+            chain.append(layer[chain[-1]])
+        chain.reverse()
+        out: list[Step] = []
+        for number in range(len(chain) - 1):
+            out.extend(blocks[number].moves(chain[number], chain[number + 1]))
+        return out
+
+    def result(code: Code, steps_so_far: list[Step]) -> tuple[Position, Play]:
+        mover = (*_board(code), 0)
+        return Position(mover, opponent, variant), Play(tuple(steps_so_far))
+
+    if target == 0:
+        for code in parents:  # the boards the earlier blocks reached; nothing more can be played
+            yield result(code, trail(code))
+        return
+    classes: dict[tuple[int, ...], list[Code]] = {}
+    for code in parents:
+        classes.setdefault(_residues(code, block.die), []).append(code)
+    for members in classes.values():
+        seen: set[Code] = set()
+        for code in members:
+            before = trail(code)
+            for reached in block.boards(_board(code), target):
+                if reached in seen:
+                    continue
+                seen.add(reached)
+                yield result(reached, before + block.moves(code, reached))
 
 
 def _spell(steps: Sequence[int]) -> str:

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import random
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
 import pytest
 
 from rules.errors import IllegalPlay, InvalidOption
+from rules.plays import apply_play, generate, iter_results
 from rules.plays import judge as nardy_judge
 from rules.plays import legal_results as plain_results
 from rules.position import Position, starting_position
@@ -13,6 +21,7 @@ from rules.variants import find_variant, gulbara
 from tests.rules.test_nardy import board, moved
 
 START = starting_position("gulbara")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def gb(mover: dict[int, int], opponent: dict[int, int]) -> Position:
@@ -247,3 +256,75 @@ def test_gulbara_cascade_judge_reasons() -> None:
     assert error.value.reason == (
         "the moves do not match the roll (four 3s, four 4s, four 5s, four 6s, in that order)"
     )
+
+
+# --- a cascade listed in bounded memory (a 1-1 cascade has about three million results) -----------
+
+def _positions_in_play(seed: int, count: int) -> list[Position]:
+    """Positions of a seeded game of plain rolls (each seen from the side to move)."""
+    rng = random.Random(seed)
+    position, found = START, [START]
+    while len(found) < count:
+        dice = f"{rng.randint(1, 6)}{rng.randint(1, 6)}"
+        results = sorted(plain_results(position, dice), key=lambda p: p.id)
+        position = rng.choice(results).swapped() if results else position.swapped()
+        if sum(position.mover[:24]) < 15 or sum(position.opponent[:24]) < 15:
+            break  # bearing off has begun: enough
+        found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("dice", ["33", "44", "55"])
+def test_cascade_listing_finds_what_the_full_search_finds_each_once(dice: str) -> None:
+    rng = random.Random(23014)
+    positions = [START] if dice == "33" else _positions_in_play(seed=int(dice), count=9)[::4]  # 3-3: 42 271
+    for position in positions:
+        listed = list(iter_results(position, dice, roll_number=4))
+        results = [result for result, _ in listed]
+        assert len(results) == len(set(results)), "a result listed twice"
+        assert set(results) == set(generate(position, gulbara.roll_steps(dice, 4), ordered=True))
+        for result, play in rng.sample(listed, min(25, len(listed))):
+            assert apply_play(position, play) == result  # the play shown leads to the result shown
+            assert gulbara.judge(position, result, dice, roll_number=4).dice_used == len(play.steps)
+
+
+def _peak_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see the peak memory")
+def test_referee_plays_lists_a_1_1_cascade_as_it_goes_in_bounded_memory() -> None:
+    """`referee plays` on the 1-1 cascade from the start (3.4 million results): lines come out
+    while the search goes on, and the process never holds more than 500 MB (a Pi has 2-8 GB)."""
+    command = [sys.executable, "-m", "controller.cli", "plays", "--variant", "gulbara", "--position", START.id,
+               "--dice", "11", "--roll-number", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert process.stdout is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(
+        process.stdout.readline().decode() for _ in range(2000)), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    peak = 0
+    try:
+        for _ in range(1200):  # at most two minutes: a search that holds everything first never answers
+            peak = max(peak, _peak_kb(process.pid))
+            assert peak < 500_000, f"{peak // 1000} MB before the first 2000 plays came out"
+            reader.join(timeout=0.1)
+            if not reader.is_alive():
+                break
+        assert not reader.is_alive(), "no 2000 plays within two minutes"
+        peak = max(peak, _peak_kb(process.pid))
+        assert process.poll() is None, "the listing had ended: not the 1-1 cascade"
+    finally:
+        process.kill()
+        process.wait()
+    assert peak < 500_000
+    assert len(lines) == 2000
+    results = [Position.from_id(line.rstrip("\n").partition("\t")[2]) for line in lines]
+    assert len(set(results)) == len(results), "a result listed twice"
+    for after in random.Random(11).sample(results, 30):  # the judge agrees the whole cascade was played
+        assert gulbara.judge(START, after, "11", roll_number=4).dice_used == 24
