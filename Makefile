@@ -44,9 +44,12 @@ firmware: setup
 # The page's tests (browser ones included) run in their own process, which never imports OpenCV:
 # in a process with OpenCV loaded, Playwright's first page load was seen to miss its live events
 # under pytest's output capture (not explained yet).
+# Two workers (pytest-xdist; PYTEST_WORKERS=0 runs in one process): the suite waits on browsers,
+# brokers and referees as much as it computes.
+PYTEST_WORKERS ?= 2
 pytest: setup
-	$(PY) -m pytest --ignore=tests/web_ui --ignore=tests/club/test_browser.py $(PYTEST_ARGS)
-	$(PY) -m pytest tests/web_ui tests/club/test_browser.py $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --ignore=tests/web_ui --ignore=tests/club/test_browser.py $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) tests/web_ui tests/club/test_browser.py $(PYTEST_ARGS)
 
 test: setup lint typecheck firmware pytest
 
