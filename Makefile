@@ -7,7 +7,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto povray
 PYTEST_ARGS ?=
 
-.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train
+.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-checkers train-gate
 
 all: test
 
@@ -76,13 +76,31 @@ TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 
 	.venv-train/bin/pip install -q torch==2.13.0 numpy opencv-python-headless onnx
 	touch $@
 
-train: setup .venv-train/stamp
+train: train-checkers train-gate
+
+train-checkers: setup .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/strips
 	for s in $$(seq 20001 20006); do test -d $(TRAIN_CACHE)/2d/s$$s || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
 	for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/3d/$$d || \
-	  .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 30 --seed 1901; done
+	  .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/3d/* --out $(TRAIN_CACHE)/strips/3d --jitter 3
 	t3=$$(ls $(TRAIN_CACHE)/strips/3d/*.npz); $(TRAIN_PY) -m synth.train_checkers \
 	  --train $(TRAIN_CACHE)/strips/2d/*.npz $$t3 $$t3 --out vision/models/checker_count.onnx --epochs 4 --seed 0
+
+# The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
+# and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D yardstick's
+# tuning designs at 640x360, 40 frames each at seed 2601, half with a hand.
+train-gate: setup .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/views
+	for s in $$(seq 21001 21004); do test -d $(TRAIN_CACHE)/gate2d/s$$s || .venv/bin/referee render \
+	  --dataset $(TRAIN_CACHE)/gate2d/s$$s --frames 200 --seed $$s --occluded-rate 0.5 >/dev/null; done
+	for s in $$(seq 21101 21140); do test -d $(TRAIN_CACHE)/gate2d/m$$s || .venv/bin/referee render \
+	  --dataset $(TRAIN_CACHE)/gate2d/m$$s --frames 25 --seed $$s --occluded-rate 0.5 >/dev/null; done
+	for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d \
+	  --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; done
+	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate2d/* --out $(TRAIN_CACHE)/views/2d --jitter 0
+	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate3d/* --out $(TRAIN_CACHE)/views/3d --jitter 6
+	t3=$$(ls $(TRAIN_CACHE)/views/3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
+	  --train $(TRAIN_CACHE)/views/2d/*.npz $$t3 $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0

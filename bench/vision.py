@@ -7,7 +7,7 @@ prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the devel
 a Pi 4 core is ~3-5x slower).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
-        [--checkers classical|learned]
+        [--checkers classical|learned] [--hands classical|learned]
 """
 
 from __future__ import annotations
@@ -41,13 +41,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="passes over the frames")
     parser.add_argument("--checkers", choices=["classical", "learned"], default="classical",
                         help="learned: the CNN counts the points (its stage is 'learned')")
+    parser.add_argument("--hands", choices=["classical", "learned"], default="classical",
+                        help="learned: the gate's hand test is the CNN of vision/models/occluder.onnx")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
                                                                       occluded_rate=0.0)
         dataset = load_dataset(root)
-        config = VisionConfig(use_dice=not args.no_dice, checker_reader=args.checkers)
+        config = VisionConfig(use_dice=not args.no_dice, checker_reader=args.checkers, hand_test=args.hands)
         t0 = time.perf_counter()
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000

@@ -24,10 +24,10 @@ from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.strips import bar_strips, point_strips
 
-__all__ = ["dataset_strips", "main"]
+__all__ = ["dataset_strips", "jittered", "main"]
 
 
-def _jittered(geometry: BoardGeometry, rng: np.random.Generator, amount: float) -> BoardGeometry:
+def jittered(geometry: BoardGeometry, rng: np.random.Generator, amount: float) -> BoardGeometry:
     corners = np.asarray(geometry.corners, np.float64)
     size = float(np.linalg.norm(corners[2] - corners[0]))
     moved = corners + rng.uniform(-amount, amount, corners.shape) * size
@@ -53,7 +53,7 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
         bar = label.get("bar") or {}
         pairs += [(int(bar.get("light", 0)), 0), (0, int(bar.get("dark", 0)))]
         for k in range(1 + jitter):
-            geo = geometry if k == 0 else _jittered(geometry, rng, corner_jitter)
+            geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
             strips.append(np.concatenate([point_strips(image, geo), bar_strips(image, geo)]))
             counts.extend(a + b for a, b in pairs)
             colours.extend(0 if a and not b else 1 if b and not a else -1 for a, b in pairs)

@@ -101,6 +101,12 @@ class VisionConfig:
     # how the points' checkers are counted: "classical" (vision.checkers, against the empty board)
     # or "learned" (vision.learned: the CNN on each point strip; the bar stays classical)
     checker_reader: str = "classical"
+    # how the gate tells a hand or arm over the board: "classical" (vision.gate: what changed
+    # since the empty-board photo, crossing the rim) or "learned" (vision.occluder: the CNN on the
+    # board and its surroundings, no reference needed); hand_probability: the learned test's
+    # threshold
+    hand_test: str = "classical"
+    hand_probability: float = 0.5
     # --- recheck ------------------------------------------------------------------------------
     recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera
 

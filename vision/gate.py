@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration import BoardGeometry, Calibration
 from vision.config import VisionConfig
+from vision.occluder import hand_probability
 
 __all__ = ["Gate", "GateState", "detect_occluder"]
 
@@ -95,8 +96,14 @@ def _unlike_checkers(model: _GateModel, px: np.ndarray, gain: float, config: Vis
                       > config.hand_entry_checker_lab)
 
 
-def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConfig) -> bool:
-    """True when a hand or arm is over the playing surface."""
+def detect_occluder(model: _GateModel, small_bgr: np.ndarray, config: VisionConfig,
+                    geometry: BoardGeometry | None = None) -> bool:
+    """True when a hand or arm is over the playing surface (``geometry``: the calibration's, for
+    the learned test)."""
+    if config.hand_test == "learned":
+        if geometry is None:
+            raise ValueError("the learned hand test needs the board's geometry")
+        return hand_probability(small_bgr, geometry) >= config.hand_probability
     lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     if model.ref_lab is None:
         skin = _skin(lab) & model.inside
@@ -184,7 +191,7 @@ class Gate:
     def occluded(self, frame: np.ndarray) -> bool:
         """Only the hand test (used by the reader on a frame it is about to read)."""
         model, small = self._prepare(frame)
-        return detect_occluder(model, small, self.config)
+        return detect_occluder(model, small, self.config, self.calib.geometry)
 
     def update(self, frame: np.ndarray, now: float | None = None) -> GateState:
         t0 = time.perf_counter()
@@ -197,7 +204,7 @@ class Gate:
             moved = (delta > self.config.motion_threshold) & model.near
             moving = bool(moved.sum() > self.config.motion_fraction * model.surface_px)
         self._previous = gray
-        hand = detect_occluder(model, small, self.config)
+        hand = detect_occluder(model, small, self.config, self.calib.geometry)
         if moving or hand or self._still_since is None:
             self._still_since = now if not (moving or hand) else None
         still_for = 0.0 if self._still_since is None else now - self._still_since

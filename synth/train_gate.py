@@ -1,0 +1,190 @@
+"""Train the learned hand test: a small CNN that says whether a hand or arm is over the playing
+surface, from the board and a margin around it rectified through the homography (vision.occluder).
+
+Development only (needs PyTorch; `make train` sets up its own environment).  Reproducible: every
+generator is seeded; the data are the views `synth.gate_data` cut from labelled datasets; the
+model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+
+    python -m synth.train_gate --train CACHE/*.npz [--val CACHE/other*.npz] \
+        --out vision/models/occluder.onnx --epochs 8 --seed 0
+
+What a comparison with the empty board mistakes for an arm is added on purpose while training,
+labelled "no hand": soft shadows of any shape crossing the rim (a head, an arm held away from the
+board, the lamp moved), light ramps and vignetting, glare spots, colour casts and noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+VIEW_H, VIEW_W = 80, 96
+
+
+class HandNet(nn.Module):
+    """View (3, 80, 96), standardised -> one logit: a hand or arm over the surface."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.ReLU(inplace=True), nn.MaxPool2d(2))
+
+        self.features = nn.Sequential(block(3, 16), block(16, 24), block(24, 32), block(32, 48))  # -> 48 x 5 x 6
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(48 * 5 * 6, 64), nn.ReLU(inplace=True),
+                                  nn.Linear(64, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def standardise(batch: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 (the same as vision.occluder at run time)."""
+    x = batch.astype(np.float32) / 255.0
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def _soft_blob(rng: np.random.Generator) -> np.ndarray:
+    """A soft-edged shadow mask (H, W) 0..1: an ellipse or a band of random size, often crossing
+    the rim."""
+    mask = np.zeros((VIEW_H, VIEW_W), np.float32)
+    if rng.random() < 0.5:
+        centre = (int(rng.uniform(0, VIEW_W)), int(rng.uniform(0, VIEW_H)))
+        axes = (int(rng.uniform(6, 40)), int(rng.uniform(6, 30)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    else:  # a band: an arm held above the board, a post, the edge of the lamp's pool
+        p0 = (int(rng.uniform(-20, VIEW_W + 20)), int(rng.uniform(-20, VIEW_H + 20)))
+        p1 = (int(rng.uniform(-20, VIEW_W + 20)), int(rng.uniform(-20, VIEW_H + 20)))
+        cv2.line(mask, p0, p1, 1.0, int(rng.uniform(4, 22)))
+    sigma = float(rng.uniform(1.5, 8))
+    return cv2.GaussianBlur(mask, (0, 0), sigma)
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, shadow, colour and camera changes (see the module's docstring)."""
+    x = batch.astype(np.float32)
+    n = len(x)
+    yy, xx = np.mgrid[0:VIEW_H, 0:VIEW_W].astype(np.float32)
+    for i in range(n):
+        if rng.random() < 0.25:
+            x[i] = x[i][..., rng.permutation(3)]
+        for _ in range(int(rng.integers(0, 3))):
+            x[i] *= (1 - rng.uniform(0.25, 0.75) * _soft_blob(rng))[..., None]
+        if rng.random() < 0.6:  # the lamp elsewhere: a ramp of light across the view
+            angle = rng.uniform(0, 2 * np.pi)
+            ramp = ((xx - VIEW_W / 2) * np.cos(angle) + (yy - VIEW_H / 2) * np.sin(angle)) / VIEW_W
+            x[i] *= (1 + rng.uniform(0, 0.9) * ramp)[..., None]
+        if rng.random() < 0.3:  # vignetting
+            r2 = ((xx - VIEW_W / 2) ** 2 + (yy - VIEW_H / 2) ** 2) / (VIEW_W / 2) ** 2
+            x[i] *= (1 - rng.uniform(0, 0.35) * r2)[..., None]
+        if rng.random() < 0.2:  # glare on lacquer
+            x[i] += (rng.uniform(60, 200) * _soft_blob(rng))[..., None]
+    x *= rng.uniform(0.85, 1.15, (n, 1, 1, 3)) * rng.uniform(0.5, 1.5, (n, 1, 1, 1))
+    x = np.clip(x, 0, 255)
+    x = 255.0 * (x / 255.0) ** rng.uniform(0.7, 1.4, (n, 1, 1, 1))
+    x += rng.normal(0, 1, x.shape).astype(np.float32) * rng.uniform(0, 8, (n, 1, 1, 1))
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.4, 1.2)))
+    flip = rng.random(n) < 0.5
+    out[flip] = out[flip][:, :, ::-1]
+    flip = rng.random(n) < 0.5
+    out[flip] = out[flip][:, ::-1]
+    return out
+
+
+def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    views, hands = [], []
+    for path in paths:
+        with np.load(path) as data:
+            views.append(data["views"])
+            hands.append(data["hands"].astype(np.float32))
+    return np.concatenate(views), np.concatenate(hands)
+
+
+def evaluate(model: nn.Module, views: np.ndarray, hands: np.ndarray) -> tuple[float, float]:
+    """Share of views with a hand called a hand; share of clear views called a hand."""
+    model.eval()
+    said = []
+    with torch.no_grad():
+        for i in range(0, len(views), 512):
+            said.append(model(torch.from_numpy(standardise(views[i:i + 512])))[:, 0].numpy() > 0)
+    hand = np.concatenate(said)
+    truth = hands > 0.5
+    return float(hand[truth].mean()) if truth.any() else 0.0, float(hand[~truth].mean()) if (~truth).any() else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--train", nargs="+", type=Path, required=True)
+    parser.add_argument("--val", nargs="*", type=Path, default=[])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    views, hands = load(args.train)
+    val = load(args.val) if args.val else None
+    pos = float(hands.mean())
+    pos_weight = torch.tensor([(1 - pos) / max(pos, 1e-3)], dtype=torch.float32)
+    model = HandNet()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = args.epochs * ((len(views) + args.batch - 1) // args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        t0 = time.time()
+        order = rng.permutation(len(views))
+        total = 0.0
+        for i in range(0, len(order), args.batch):
+            pick = order[i:i + args.batch]
+            x = torch.from_numpy(standardise(augment(views[pick], rng)))
+            y = torch.from_numpy(hands[pick])
+            loss = F.binary_cross_entropy_with_logits(model(x)[:, 0], y, pos_weight=pos_weight)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item() * len(pick)
+        entry: dict[str, float] = {"epoch": epoch + 1, "loss": round(total / len(order), 4),
+                                   "seconds": round(time.time() - t0, 1)}
+        if val is not None:
+            caught, false = evaluate(model, *val)
+            entry["val_hands_refused"], entry["val_clear_refused"] = round(caught, 4), round(false, 4)
+        history.append(entry)
+        print(json.dumps(entry), flush=True)
+    model.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), args.out.with_suffix(".pt"))
+    torch.onnx.export(model, torch.zeros(1, 3, VIEW_H, VIEW_W), str(args.out), input_names=["view"],
+                      output_names=["hand"], dynamic_axes={"view": {0: "n"}, "hand": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    card = {
+        "model": args.out.name, "input": f"board view {VIEW_W}x{VIEW_H} BGR, standardised (vision.occluder)",
+        "output": "hand: one logit, a hand or arm over the playing surface", "seed": args.seed,
+        "epochs": args.epochs, "train": [p.name for p in args.train], "val": [p.name for p in args.val],
+        "train_views": int(len(views)), "train_hands": int(hands.sum()), "history": history,
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+    }
+    args.out.with_suffix(".train.json").write_text(json.dumps(card, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
