@@ -137,7 +137,16 @@ def assert_copies_equal(room: dict[str, Any]) -> None:
                    and (tmp / "club" / table / journals[0].name).read_bytes() == journals[0].read_bytes()
                    for table, journals in boards.items())
 
-    wait_for("the club's copies to equal the boards' journals", all_copied, timeout=60)
+    try:
+        wait_for("the club's copies to equal the boards' journals", all_copied, timeout=60)
+    except AssertionError as error:  # say what differs, with the logs that tell why
+        lines = {table: (len(journals[0].read_bytes().splitlines()),
+                         len((tmp / "club" / table / journals[0].name).read_bytes().splitlines())
+                         if (tmp / "club" / table / journals[0].name).exists() else None)
+                 for table, journals in boards.items()}
+        logs = "\n".join(f"--- {name}\n{(tmp / name).read_text(errors='replace')[-1500:]}"
+                         for name in ["club.log", *(f"{t}.log" for t in TABLES)] if (tmp / name).exists())
+        raise AssertionError(f"{error}: lines (board, club copy) {lines}\n{logs}") from None
     found = tables_by_name(club)
     for table, journals in boards.items():
         board = replay(journals[0])
