@@ -11,7 +11,9 @@ Every table publishes under ``referee/<club>/<table>/``:
 The club server asks for what it lacks on ``replay`` (``{"match": NAME, "from": SEQ}``); the
 referee answers from its journal on ``events/<match>``.  A director's action from the dashboard
 (after the club server checked the director's PIN) goes on ``command``
-(``{"action": "accept"|"confirm", "match": NAME, "seq": SEQ}``).
+(``{"action": "accept"|"confirm", "match": NAME, "seq": SEQ}``).  The club server says what its
+copy holds on ``held`` (``{"match": NAME, "seq": SEQ}``): a table that has published a line the
+copy still lacks publishes it again, and waits for it before it stops.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ It connects with a persistent session (the broker keeps QoS 1 lines for it while
 stores each journal line that is the next one of its match, and asks a table to replay from the
 first missing line whenever it sees a gap: a line further on, or a retained snapshot whose ``seq``
 is ahead of the copy.  A slow check repeats requests that got lost (a table offline at the time).
+
+It also tells each table what its copy holds (``held``), at most twice a second per match and again
+whenever the table comes online: the table's publisher heals any line that reached the broker but
+never the copy, and waits for the copy before it stops.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from club.mirror import GAP, Mirror
+from club.mirror import GAP, STORED, Mirror
 from club.protocol import ROOT, BrokerAddress, split_topic, table_topic
 
 log = logging.getLogger(__name__)
@@ -36,6 +40,9 @@ class ClubListener:
         self.ask_again_s = ask_again_s
         self.connected = threading.Event()
         self._asked: dict[tuple[str, str], tuple[int, float]] = {}
+        self._held_said: dict[tuple[str, str], tuple[int, float]] = {}  # what ``held`` last said, when
+        self.held_every_s = 0.5
+        self._was_connected = False
         self._stop = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"club-server-{self.club}",
@@ -70,6 +77,10 @@ class ClubListener:
         base = f"{ROOT}/{self.club}/+"
         client.subscribe([(f"{base}/events/+", 1), (f"{base}/snapshot", 1), (f"{base}/status", 1)])
         self._asked.clear()
+        if self._was_connected and not getattr(flags, "session_present", True):
+            log.warning("club broker %s lost the club server's session (is it run with 'persistence true'?): "
+                        "lines sent meanwhile are asked for again from the tables", self.address)
+        self._was_connected = True
         self.connected.set()
         log.info("club server connected to %s", self.address)
 
@@ -85,10 +96,17 @@ class ClubListener:
         _, table, rest = parts
         try:
             if rest[0] == "events" and len(rest) == 2:
-                if self.mirror.receive(table, rest[1], bytes(message.payload)) == GAP:
+                outcome = self.mirror.receive(table, rest[1], bytes(message.payload))
+                if outcome == GAP:
                     self.ask(table, rest[1])
+                elif outcome == STORED:
+                    self.say_held(table, rest[1])
             elif rest == ["status"]:
-                self.mirror.set_status(table, message.payload == b"online")
+                online = message.payload == b"online"
+                self.mirror.set_status(table, online)
+                if online:  # a table (re)started: tell it again what the copies hold
+                    for key in [k for k in self._held_said if k[0] == table]:
+                        del self._held_said[key]
             elif rest == ["snapshot"]:
                 snapshot = json.loads(message.payload)
                 if isinstance(snapshot, dict):
@@ -110,6 +128,21 @@ class ClubListener:
         self.client.publish(table_topic(self.club, table, "replay"),
                             json.dumps({"match": match, "from": start}), qos=1)
 
+    def say_held(self, table: str, match: str, force: bool = False) -> None:
+        """Tell ``table`` the last ``seq`` the copy of ``match`` holds (throttled unless ``force``)."""
+        have = self.mirror.have(table, match)
+        if have < 0:
+            return
+        key = (table, match)
+        said = self._held_said.get(key)
+        now = time.monotonic()
+        if said is not None and (said[0] == have or (not force and now - said[1] < self.held_every_s)):
+            return
+        info = self.client.publish(table_topic(self.club, table, "held"),
+                                   json.dumps({"match": match, "seq": have}), qos=1)
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            self._held_said[key] = (have, now)
+
     def command(self, table: str, action: str, match: str, seq: int) -> bool:
         """Send a director's action to a table (the caller has checked the PIN); False when not sent."""
         info = self.client.publish(table_topic(self.club, table, "command"),
@@ -127,8 +160,14 @@ class ClubListener:
                 continue
             with self.mirror.lock:
                 snapshots = [(t.name, dict(t.snapshot)) for t in self.mirror.tables.values() if t.online]
+                copies = [(t.name, name) for t in self.mirror.tables.values() if t.online for name in t.matches]
             for table, snapshot in snapshots:
                 try:
                     self._check_table(table, snapshot)
+                except Exception:
+                    log.exception("club check")
+            for table, name in copies:  # what the throttle held back, and a table that came back
+                try:
+                    self.say_held(table, name, force=True)
                 except Exception:
                     log.exception("club check")

@@ -2,8 +2,8 @@
 
 Writes into one directory: ``mosquitto.conf`` (listener, no anonymous clients, persistence),
 ``passwd`` (hashed by ``mosquitto_passwd`` from the mosquitto package), ``acl`` (a table may
-write only its own ``referee/<club>/<table>/…`` topics and read only its own ``replay`` topic; the
-club server reads every table and writes only ``replay``), ``referees/<table>.toml`` (the
+write only its own ``referee/<club>/<table>/…`` topics and read only its own ``replay``, ``command``
+and ``held``; the club server reads every table and writes only ``replay``, ``command`` and ``held``), ``referees/<table>.toml`` (the
 settings to add to each referee's ``referee.toml``) and ``club.password`` for the club server.
 """
 
@@ -36,10 +36,10 @@ def _write_private(path: Path, text: str) -> None:
 def acl_text(club: str, tables: list[str]) -> str:
     lines = ["# referee club init: who may read and write which topics", "",
              f"user {CLUB_USER}", f"topic read referee/{club}/#", f"topic write referee/{club}/+/replay",
-             f"topic write referee/{club}/+/command", ""]
+             f"topic write referee/{club}/+/command", f"topic write referee/{club}/+/held", ""]
     for table in tables:
         lines += [f"user {table}", f"topic write referee/{club}/{table}/#", f"topic read referee/{club}/{table}/replay",
-                  f"topic read referee/{club}/{table}/command", ""]
+                  f"topic read referee/{club}/{table}/command", f"topic read referee/{club}/{table}/held", ""]
     return "\n".join(lines)
 
 

@@ -8,6 +8,12 @@ again from the first unacknowledged line, in order.  Receivers keep a line only 
 is the next one, so a line sent twice is stored once.  The referee never waits for the broker: a
 missing or lost broker only means the publisher's thread retries in the background.
 
+The club server says on ``held`` how far its copy of each match goes.  A line the broker took but
+the copy never got (the broker restarted and lost it, the club server was away without a session)
+is published again once the copy has stayed short of the acknowledged lines for a few seconds,
+and :meth:`ClubPublisher.close` waits for the copy, not only the broker, when a club server has
+spoken: a referee that stops right after an outage does not leave the club's copy short.
+
 It also keeps a retained ``snapshot`` of the table and a retained ``status`` (``online``, and
 ``offline`` as the MQTT last will).
 """
@@ -47,6 +53,9 @@ class _MatchLines:
     next_seq: int = 0  # the next line to publish
     unacked: set[int] = field(default_factory=set)
     acked_upto: int = -1  # every line up to this seq has been acknowledged
+    held: int | None = None  # the last seq the club's copy holds, as the club server last said
+    held_since: float = 0.0  # monotonic time ``held`` last changed
+    healed_from: int | None = None  # the ``held`` a healing republish last started from (once each)
 
     def durable(self) -> int:
         """How many lines (header included) are stored for good."""
@@ -158,6 +167,10 @@ class ClubPublisher:
         self._acks: deque[int] = deque()
         self._replays: deque[tuple[str, int]] = deque()
         self._commands: deque[dict[str, Any]] = deque()
+        self._helds: deque[tuple[str, int]] = deque()
+        self._attached: set[str] = set()  # the matches this referee wrote while running
+        self.club_seen = False  # a club server has said what it holds
+        self.heal_s = 3.0
         self.commands: list[tuple[str, bool]] = []  # director actions received and whether the referee took them
         self._last_snapshot = ""
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"referee-{self.club}-{self.table}",
@@ -200,6 +213,7 @@ class ClubPublisher:
             lines.live = journal
             self._current = name
             self._referee = referee
+            self._attached.add(name)
         self._wake.set()
 
     def wake(self, kind: str = "", data: dict[str, Any] | None = None) -> None:
@@ -212,7 +226,7 @@ class ClubPublisher:
             log.warning("club broker %s refused the referee: %s", self.address, reason)
             return
         client.publish(self.topic("status"), "online", qos=1, retain=True)
-        client.subscribe([(self.topic("replay"), 1), (self.topic("command"), 1)])
+        client.subscribe([(self.topic("replay"), 1), (self.topic("command"), 1), (self.topic("held"), 1)])
         self._fresh_connection = True
         self._connected = True
         log.info("club broker %s connected", self.address)
@@ -237,6 +251,16 @@ class ClubPublisher:
                 log.warning("club: ignoring a bad director command: %s", error)
                 return
             self._commands.append(command)
+            self._wake.set()
+            return
+        if message.topic == self.topic("held"):
+            try:
+                said = json.loads(message.payload)
+                held = (check_name(str(said["match"]), "match"), int(said["seq"]))
+            except (ValueError, KeyError, TypeError) as error:
+                log.warning("club: ignoring a bad 'held' message: %s", error)
+                return
+            self._helds.append(held)
             self._wake.set()
             return
         try:
@@ -306,6 +330,24 @@ class ClubPublisher:
                 self._matches[name] = wanted
             if wanted is not None:
                 wanted.next_seq = max(0, min(wanted.next_seq, start))
+        now = time.monotonic()
+        while self._helds:
+            name, held = self._helds.popleft()
+            self.club_seen = True
+            told = self._matches.get(name)
+            if told is not None and held != told.held:
+                told.held, told.held_since = held, now
+        for lines in self._matches.values():
+            # every line acknowledged, the copy short of them and not moving: the broker took lines
+            # the copy never got; publish them again from the copy's first missing line
+            # (once for each thing the club says: a club server that is away gets no stream of copies)
+            if lines.held is not None and lines.held < lines.acked_upto and not lines.unacked \
+                    and lines.next_seq == lines.acked_upto + 1 and now - lines.held_since >= self.heal_s \
+                    and lines.healed_from != lines.held:
+                log.warning("club: the club's copy of %s holds %d of %d lines; publishing the rest again",
+                            lines.name, lines.held + 1, lines.acked_upto + 1)
+                lines.next_seq = lines.held + 1
+                lines.healed_from = lines.held
 
     def _publish_pending(self) -> None:
         with self._lock:
@@ -343,6 +385,18 @@ class ClubPublisher:
                 total += len(lines.lines) - 1 - lines.acked_upto
             return total
 
+    def club_short(self) -> int:
+        """Lines of this run's matches the club's copy lacks (0 when no club server has spoken)."""
+        with self._lock:
+            if not self.club_seen:
+                return 0
+            total = 0
+            for name in self._attached:
+                lines = self._matches[name]
+                lines.read_new()
+                total += max(0, len(lines.lines) - 1 - (lines.held if lines.held is not None else -1))
+            return total
+
     def flush(self, timeout: float) -> bool:
         """Wait until the broker has every durable line (True) or ``timeout`` seconds pass."""
         deadline = time.monotonic() + timeout
@@ -354,11 +408,23 @@ class ClubPublisher:
         return self.backlog() == 0
 
     def close(self, timeout: float = 5.0) -> None:
-        """Publish what is left (waiting at most ``timeout`` s), say offline, disconnect."""
+        """Publish what is left, wait for the club's copy, say offline, disconnect.
+
+        Waits at most ``timeout`` s in all: for the broker to take every line, then (when a club
+        server has said what it holds) for the club's copy to hold them.
+        """
+        deadline = time.monotonic() + timeout
         flushed = self.flush(timeout)
         if not flushed:
             log.warning("club: %d journal lines not yet with the broker; they go when this table reconnects",
                         self.backlog())
+        else:
+            while self.club_short() and time.monotonic() < deadline:
+                self._wake.set()
+                time.sleep(0.05)
+            if self.club_short():
+                log.warning("club: the club's copy still lacks %d lines; the club asks for them when this "
+                            "table is back", self.club_short())
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import socket
@@ -40,10 +41,13 @@ class Broker:
         self.port = port or free_port()
         self.config = directory / "mosquitto.conf"
         if config is None:
-            # as a club runs it: persistence keeps the club server's session across a broker restart
+            # as a club runs it: persistence keeps the club server's session across a broker restart.
+            # Started as root (CI), mosquitto drops to the user 'mosquitto', which cannot write a store
+            # made by root: 'user' keeps it as whoever runs the tests (as referee club init writes it)
             store = directory / "store"
             store.mkdir(exist_ok=True)
-            config = (f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            config = (f"user {getpass.getuser()}\n"
+                      f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
                       f"persistence_location {store}/\nmax_queued_messages 100000\n")
         self.config.write_text(config, encoding="utf-8")
         self.log = directory / "mosquitto.log"
@@ -71,3 +75,5 @@ class Broker:
                 self.process.wait()
         self.process = None
         wait_port(self.port, up=False)
+        if self.log.exists() and "Error saving" in self.log.read_text(errors="replace"):
+            raise RuntimeError(f"mosquitto could not save its persistent sessions (see {self.log})")

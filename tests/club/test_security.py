@@ -110,6 +110,9 @@ def test_the_generated_settings_carry_a_match_to_the_club(secured: tuple[Broker,
         copy = tmp_path / "club" / "T3" / "match-T3.jsonl"
         wait_for("the club's copy", lambda: copy.exists() and copy.read_bytes() == Path(table.journal.path).read_bytes(),
                  timeout=20)
+        # what the copy holds reaches the table through the secured broker (the ACL lets it)
+        wait_for("the club's word on what it holds", lambda: table.publisher.club_seen
+                 and table.publisher.club_short() == 0, timeout=20)
         # a director's action reaches the table's referee through the secured broker; with no alert or
         # question open (and for a stale moment) the referee refuses it
         assert listener.command("T3", "confirm", "match-T3", len(table.journal.records))
