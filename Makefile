@@ -7,7 +7,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto povray
 PYTEST_ARGS ?=
 
-.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-checkers train-gate
+.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-checkers train-gate train-dice
 
 all: test
 
@@ -76,7 +76,7 @@ TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 
 	.venv-train/bin/pip install -q torch==2.13.0 numpy opencv-python-headless onnx
 	touch $@
 
-train: train-checkers train-gate
+train: train-checkers train-gate train-dice
 
 train-checkers: setup .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/strips
@@ -104,3 +104,22 @@ train-gate: setup .venv-train/stamp
 	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate3d/* --out $(TRAIN_CACHE)/views/3d --jitter 6
 	t3=$$(ls $(TRAIN_CACHE)/views/3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
 	  --train $(TRAIN_CACHE)/views/2d/*.npz $$t3 $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0
+
+# The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx): 2-D renderer seeds
+# 22001-22005 (250 frames); the 3-D yardstick's tuning designs: seed 1901 (40 frames, as
+# train-checkers renders them; and 20 more under the calibration light), seed 2601 at 640x360 (as
+# train-gate renders them) and seed 2701 (24 frames).  Clear frames only; the finder's views twice
+# (corners as calibrated and a click off) for the 3-D ones.
+train-dice: setup .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/3d-same $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/dice3d $(TRAIN_CACHE)/dicenpz
+	for s in $$(seq 22001 22005); do test -d $(TRAIN_CACHE)/dice2d/s$$s || \
+	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/dice2d/s$$s --frames 250 --seed $$s >/dev/null; done
+	for d in $(TUNING_DESIGNS); do \
+	  test -d $(TRAIN_CACHE)/3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; \
+	  test -d $(TRAIN_CACHE)/3d-same/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d-same/$$d --design $$d --frames 20 --seed 1901 --same-light; \
+	  test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; \
+	  test -d $(TRAIN_CACHE)/dice3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d/$$d --design $$d --frames 24 --seed 2701 --occluded-rate 0.05; \
+	done
+	$(PY) -m synth.dice_data $(TRAIN_CACHE)/dice2d/* --out $(TRAIN_CACHE)/dicenpz --jitter 0
+	$(PY) -m synth.dice_data $(TRAIN_CACHE)/3d/* $(TRAIN_CACHE)/3d-same/* $(TRAIN_CACHE)/gate3d/* $(TRAIN_CACHE)/dice3d/* --out $(TRAIN_CACHE)/dicenpz --jitter 1
+	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out vision/models --epochs 14 --read-epochs 24 --seed 0

@@ -7,7 +7,7 @@ prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the devel
 a Pi 4 core is ~3-5x slower).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
-        [--checkers classical|learned] [--hands classical|learned]
+        [--checkers classical|learned] [--hands classical|learned] [--dice classical|learned]
 """
 
 from __future__ import annotations
@@ -43,13 +43,16 @@ def main() -> int:
                         help="learned: the CNN counts the points (its stage is 'learned')")
     parser.add_argument("--hands", choices=["classical", "learned"], default="classical",
                         help="learned: the gate's hand test is the CNN of vision/models/occluder.onnx")
+    parser.add_argument("--dice", choices=["classical", "learned"], default="classical",
+                        help="learned: the dice are read by the CNNs of vision/models/dice_*.onnx")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
                                                                       occluded_rate=0.0)
         dataset = load_dataset(root)
-        config = VisionConfig(use_dice=not args.no_dice, checker_reader=args.checkers, hand_test=args.hands)
+        config = VisionConfig(use_dice=not args.no_dice, checker_reader=args.checkers, hand_test=args.hands,
+                              dice_reader=args.dice)
         t0 = time.perf_counter()
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000
@@ -71,7 +74,7 @@ def main() -> int:
     read_med = statistics.median(read_ms)
     gate_med = statistics.median(gate_ms)
     print(f"vision bench: {len(images)} frames x {args.repeat} at {w}x{h}, one OpenCV thread, "
-          f"dice {'off' if args.no_dice else 'on'}")
+          f"dice {'off' if args.no_dice else args.dice}")
     print(f"  calibration (once)      {calibrate_ms:8.1f} ms")
     print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
     print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")

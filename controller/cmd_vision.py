@@ -24,6 +24,8 @@ def register(commands: Any) -> None:
                     help="how the points' checkers are counted (learned: the CNN of vision/models)")
     ev.add_argument("--hands", choices=["classical", "learned"], default="classical",
                     help="how the gate tells a hand over the board (learned: the CNN of vision/models)")
+    ev.add_argument("--dice", choices=["classical", "learned"], default="classical",
+                    help="dice reader: classical (vision.dice) or learned (vision.dice_learned)")
     ev.add_argument("--no-gate", action="store_true",
                     help="read every frame whatever the hand gate says (to measure the readers alone)")
     ev.add_argument("--no-references", action="store_true",
@@ -79,7 +81,7 @@ def _eval(args: argparse.Namespace) -> int:
     from vision.config import VisionConfig
     from vision.evaluate import evaluate
 
-    config = VisionConfig(checker_reader=args.checkers, hand_test=args.hands)
+    config = VisionConfig(checker_reader=args.checkers, hand_test=args.hands, dice_reader=args.dice)
     summary, _ = evaluate(args.dataset, config, csv_path=args.csv, limit=args.limit,
                           references=not args.no_references, gate=not args.no_gate)
     _print_summary(summary, args.json)

@@ -107,6 +107,10 @@ class VisionConfig:
     # threshold
     hand_test: str = "classical"
     hand_probability: float = 0.5
+    # how the dice are read: "classical" (vision.dice: pips and faces against the empty board) or
+    # "learned" (vision.dice_learned: a finder CNN on the rectified board, a reader CNN on each
+    # die's crop; no reference needed)
+    dice_reader: str = "classical"
     # --- recheck ------------------------------------------------------------------------------
     recheck_max_shift_px: float = 6.0  # corner drift that counts as a bumped board / camera
 

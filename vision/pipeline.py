@@ -27,7 +27,7 @@ from vision.config import VisionConfig
 from vision.gate import Gate
 from vision.observation import Observation
 
-__all__ = ["Reader", "dice_module", "simple_roll_validity"]
+__all__ = ["Reader", "dice_module", "learned_roll_validity", "simple_roll_validity"]
 
 
 def dice_module() -> Any | None:
@@ -82,7 +82,12 @@ class Reader:
         canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
         lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
         dice: list[Any] = []
-        if self._dice is not None:
+        learned_dice = config.use_dice and config.dice_reader == "learned"
+        if learned_dice:
+            from vision.dice_learned import read_dice as read_learned_dice
+
+            dice = timed("dice", lambda: list(read_learned_dice(image, calib.geometry)))
+        elif self._dice is not None:
             if not self._dice_background_built:
                 build = getattr(self._dice, "board_background", None)
                 self._dice_background = build(calib) if build is not None else None
@@ -99,7 +104,15 @@ class Reader:
         reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ,
                                                            dice_xy=dice_xy))
         roll, void_reason, half = "none", None, None
-        if dice and self._dice is not None:
+        if dice and learned_dice:
+            def learned_validity() -> tuple[str, str | None, str | None]:
+                centres = [(float(d.centre[0]), float(d.centre[1])) for d in dice]
+                reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
+                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2], near=centres, reach=reach)
+                return learned_roll_validity(dice, calib.geometry, mask)
+
+            roll, void_reason, half = timed("validity", learned_validity)
+        elif dice and self._dice is not None:
             def validity() -> tuple[str, str | None, str | None]:
                 # only near the dice: the judge looks at a die's footprint, the ring of a
                 # checker under it and what it leans on, all within 1.3 die edges of its centre
@@ -189,6 +202,28 @@ def simple_roll_validity(dice: list[Any], geometry: Any, mask: np.ndarray | None
         if mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and mask[y, x]:
             return "void", "on_checker", None
         halves.append(geometry.half(die.centre))
+    if len(set(halves)) > 1:
+        return "void", "different_halves", None
+    return "valid", None, halves[0]
+
+
+def learned_roll_validity(dice: list[Any], geometry: Any,
+                          mask: np.ndarray | None) -> tuple[str, str | None, str | None]:
+    """RULES.md §1.6 for the learned reader's dice: off the surface; a die that does not lie flat
+    (on a checker when a checker lies under its centre, else cocked); one die alone (the other
+    came to rest off the surface); different halves; else valid in the half they lie in."""
+    if not dice:
+        return "none", None, None
+    halves = [geometry.half(d.centre) for d in dice]
+    if any(h not in ("left", "right") for h in halves):
+        return "void", "off_board", None
+    for die in dice:
+        if getattr(die, "cocked", False):
+            x, y = (int(round(v)) for v in die.centre)
+            on = mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask[y, x])
+            return "void", "on_checker" if on else "cocked", None
+    if len(dice) == 1:
+        return "void", "off_board", None
     if len(set(halves)) > 1:
         return "void", "different_halves", None
     return "valid", None, halves[0]

@@ -1,0 +1,144 @@
+"""Training data for the learned dice reader (vision.dice_learned) from labelled datasets.
+
+For every clear frame of a ``referee-frames/1`` dataset, with the calibration a reader would build
+from the dataset's corners (and ``jitter`` more with the corners moved by up to
+``corner_jitter`` of the board, a click a few pixels off):
+
+- the finder's view (vision.dice_learned.find_view) and its target, a heat map with a small
+  Gaussian at each labelled die's centre;
+- the reader's crops (vision.dice_learned.die_crop): one around each labelled die (its centre and
+  scale a little off, as the finder's peak is), labelled with its value, and crops of no die (on
+  checkers at the base of occupied points and anywhere on the surface), labelled 0;
+- per die crop, whether the die does not lie flat: in a frame whose roll is void because a die is
+  ``cocked`` or ``on_checker``, both renderers list that die first (vision.render._place_dice,
+  synth.scene's dice); every other die lies flat.
+
+Output: one ``.npz`` per dataset.
+
+    python -m synth.dice_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from synth.checker_data import jittered
+from vision.calibration import BoardGeometry
+from vision.dataset import calibration_for, load_dataset
+from vision.dice_learned import FIND_SIZE, FIND_STRIDE, die_crop, find_view
+
+__all__ = ["TILTED_REASONS", "dataset_samples", "main"]
+
+TILTED_REASONS = ("cocked", "on_checker")
+SIGMA = 1.2  # the target's Gaussian, in heat-map cells
+
+
+def _heat(centres_view: list[tuple[float, float]]) -> np.ndarray:
+    w, h = FIND_SIZE[0] // FIND_STRIDE, FIND_SIZE[1] // FIND_STRIDE
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    heat = np.zeros((h, w), np.float32)
+    for x, y in centres_view:
+        cx, cy = x / FIND_STRIDE - 0.5, y / FIND_STRIDE - 0.5
+        heat = np.maximum(heat, np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * SIGMA ** 2)))
+    return heat
+
+
+def _negatives(geometry: BoardGeometry, points: list[list[int]], dice: list[tuple[float, float]],
+               rng: np.random.Generator, count: int) -> list[tuple[float, float]]:
+    """Image points of no die: on the checkers of occupied points and anywhere on the surface."""
+    occupied = [p + 1 for p, (light, dark) in enumerate(points) if light or dark]
+    found: list[tuple[float, float]] = []
+    for attempt in range(count * 6):
+        if len(found) >= count:
+            break
+        if occupied and attempt % 2 == 0:
+            point = int(rng.choice(occupied))
+            u0, u1 = geometry.point_u(point)
+            u = float(rng.uniform(u0, u1))
+            depth = float(rng.uniform(0.02, 0.3))
+            v = depth if geometry.point_is_top(point) else 1 - depth
+        else:
+            u, v = (float(x) for x in rng.uniform(0.02, 0.98, 2))
+        xy = geometry.to_image(np.array([u, v]))
+        size = geometry.die_size_px(xy)
+        if all(np.hypot(xy[0] - x, xy[1] - y) > 1.5 * size for x, y in dice):
+            found.append((float(xy[0]), float(xy[1])))
+    return found
+
+
+def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, negatives: int = 4,
+                    seed: int = 0) -> dict[str, np.ndarray]:
+    """Finder views and heat maps, reader crops and values, per-frame tilt of one dataset."""
+    dataset = load_dataset(path)
+    geometry = calibration_for(dataset).geometry
+    rng = np.random.default_rng(seed)
+    views, heats, crops, values, crop_frame, tilted, crop_tilted = [], [], [], [], [], [], []
+    frame_id = 0
+    for name in dataset.frames:
+        label = dataset.label(name)
+        if label.get("occluded"):
+            continue
+        image = dataset.image(name)
+        dice = [(float(d["centre"][0]), float(d["centre"][1]), int(d["value"])) for d in label.get("dice") or []]
+        centres = [(x, y) for x, y, _ in dice]
+        frame_tilted = label.get("roll") == "void" and label.get("void_reason") in TILTED_REASONS
+        for k in range(1 + jitter):
+            geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
+            view, m = find_view(image, geo)
+            inside = []
+            if centres:
+                pts = np.array(centres, np.float64).reshape(-1, 1, 2)
+                inside = [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, m).reshape(-1, 2)]
+            views.append(view)
+            heats.append(_heat(inside).astype(np.float16))
+            for index, (x, y, value) in enumerate(dice):
+                crop_tilted.append(int(frame_tilted and index == 0))
+                size = geo.die_size_px((x, y))
+                dx, dy = rng.uniform(-0.12, 0.12, 2) * size
+                crops.append(die_crop(image, geo, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15))))
+                values.append(value)
+                crop_frame.append(frame_id)
+            for xy in _negatives(geo, label["points"], centres, rng, negatives):
+                crops.append(die_crop(image, geo, xy, scale=float(rng.uniform(0.85, 1.15))))
+                values.append(0)
+                crop_frame.append(frame_id)
+                crop_tilted.append(-1)
+            tilted.append(int(frame_tilted))
+            frame_id += 1
+    if not views:
+        raise ValueError(f"{path}: no clear frames")
+    return {"views": np.stack(views), "heats": np.stack(heats), "crops": np.stack(crops),
+            "values": np.asarray(values, np.int8), "crop_frame": np.asarray(crop_frame, np.int32),
+            "tilted": np.asarray(tilted, np.int8), "crop_tilted": np.asarray(crop_tilted, np.int8)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("datasets", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--jitter", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i, path in enumerate(args.datasets):
+        target = args.out / f"{path.parent.name}-{path.name}.npz"
+        if target.exists():
+            continue
+        try:
+            data = dataset_samples(path, jitter=args.jitter, seed=args.seed + i)
+        except (ValueError, OSError) as error:
+            print(f"dice_data: {path}: {error}", file=sys.stderr)
+            return 2
+        np.savez_compressed(target, **data)
+        print(f"{target.name}: {len(data['views'])} views, {int((data['values'] > 0).sum())} dice, "
+              f"{int((data['values'] == 0).sum())} no-die crops, {int(data['tilted'].sum())} tilted frames")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

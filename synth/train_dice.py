@@ -1,0 +1,274 @@
+"""Train the learned dice reader (vision.dice_learned): the finder (a heat map of dice centres on
+the rectified board) and the reader (value and "not flat" of one die's crop).
+
+Development only (needs PyTorch; `make train-dice` sets up its own environment).  Reproducible:
+every generator is seeded; the data are what `synth.dice_data` cut from labelled datasets; both
+models are exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+
+    python -m synth.train_dice --train CACHE/*.npz [--val CACHE/other*.npz] \
+        --out vision/models --epochs 10 --seed 0
+
+The reader's "not flat" is trained on each die crop: the die a frame's void reason (cocked, on a
+checker) is about, as synth.dice_data marks it, against every other die.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+FIND_H, FIND_W = 256, 320
+CROP = 32
+
+
+def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride=stride, padding=dilation, dilation=dilation, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class FindNet(nn.Module):
+    """Board view (3, 256, 320), standardised -> heat map logits (1, 64, 80)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(_conv(3, 16, 2), _conv(16, 24), _conv(24, 32, 2), _conv(32, 32, dilation=2),
+                                  _conv(32, 32, dilation=4), _conv(32, 32))
+        self.head = nn.Conv2d(32, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+class ReadNet(nn.Module):
+    """Die crop (3, 32, 32), standardised -> 7 logits (no die, 1..6) and one "not flat" logit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(_conv(3, 24), nn.MaxPool2d(2), _conv(24, 32), nn.MaxPool2d(2), _conv(32, 48),
+                                  nn.MaxPool2d(2), _conv(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(64, 8))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+def standardise(batch: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 (the same as vision.dice_learned)."""
+    x = batch.astype(np.float32) / 255.0
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light and camera changes: colour casts, gain, gamma, a light ramp, noise, blur."""
+    x = batch.astype(np.float32)
+    n, h, w = x.shape[:3]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for i in range(n):
+        if rng.random() < 0.2:
+            x[i] = x[i][..., rng.permutation(3)]
+        if rng.random() < 0.5:
+            angle = rng.uniform(0, 2 * np.pi)
+            ramp = ((xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle)) / w
+            x[i] *= (1 + rng.uniform(0, 0.8) * ramp)[..., None]
+    x *= rng.uniform(0.85, 1.15, (n, 1, 1, 3)) * rng.uniform(0.55, 1.45, (n, 1, 1, 1))
+    x = np.clip(x, 0, 255)
+    x = 255.0 * (x / 255.0) ** rng.uniform(0.7, 1.4, (n, 1, 1, 1))
+    x += rng.normal(0, 1, x.shape).astype(np.float32) * rng.uniform(0, 7, (n, 1, 1, 1))
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.4, 1.1)))
+    return out
+
+
+def load(paths: list[Path]) -> dict[str, np.ndarray]:
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("views", "heats", "crops", "values", "crop_frame", "tilted",
+                                                          "crop_tilted")}
+    frames = 0
+    for path in paths:
+        with np.load(path) as data:
+            for key in parts:
+                value = data[key]
+                if key == "crop_frame":
+                    value = value + frames
+                parts[key].append(value)
+            frames += len(data["tilted"])
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def train_find(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
+               rng: np.random.Generator) -> tuple[FindNet, list[dict[str, float]]]:
+    model = FindNet()
+    views, heats = data["views"], data["heats"].astype(np.float32)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * ((len(views) + batch - 1) // batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    pos_weight = torch.tensor([30.0])
+    history = []
+    for epoch in range(epochs):
+        model.train()
+        t0, total = time.time(), 0.0
+        order = rng.permutation(len(views))
+        for i in range(0, len(order), batch):
+            pick = order[i:i + batch]
+            x, y = photometric(views[pick], rng), heats[pick].copy()
+            flip = rng.random(len(pick)) < 0.5
+            x[flip], y[flip] = x[flip][:, :, ::-1], y[flip][:, :, ::-1]
+            flip = rng.random(len(pick)) < 0.5
+            x[flip], y[flip] = x[flip][:, ::-1], y[flip][:, ::-1]
+            logits = model(torch.from_numpy(standardise(x)))[:, 0]
+            loss = F.binary_cross_entropy_with_logits(logits, torch.from_numpy(np.ascontiguousarray(y)),
+                                                      pos_weight=pos_weight)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item() * len(pick)
+        entry: dict[str, float] = {"epoch": epoch + 1, "find_loss": round(total / len(order), 5),
+                                   "seconds": round(time.time() - t0, 1)}
+        if val is not None:
+            entry.update(find_scores(model, val))
+        history.append(entry)
+        print(json.dumps(entry), flush=True)
+    return model, history
+
+
+def find_scores(model: FindNet, val: dict[str, np.ndarray]) -> dict[str, float]:
+    """Share of labelled dice with a heat peak above 0.3 within 2 cells, and false peaks per view."""
+    model.eval()
+    found = missed = false = 0
+    with torch.no_grad():
+        for i in range(0, len(val["views"]), 32):
+            heat = torch.sigmoid(model(torch.from_numpy(standardise(val["views"][i:i + 32]))))[:, 0].numpy()
+            for h, target in zip(heat, val["heats"][i:i + 32].astype(np.float32), strict=True):
+                peaks = (h >= cv2.dilate(h, np.ones((3, 3), np.uint8))) & (h >= 0.3)
+                truth = (target >= cv2.dilate(target, np.ones((3, 3), np.uint8))) & (target > 0.9)
+                near = cv2.dilate(truth.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+                for y, x in zip(*np.nonzero(truth), strict=True):
+                    if peaks[max(0, y - 2):y + 3, max(0, x - 2):x + 3].any():
+                        found += 1
+                    else:
+                        missed += 1
+                false += int((peaks & ~near).sum())
+    return {"val_dice_found": round(found / max(1, found + missed), 4),
+            "val_false_peaks_per_view": round(false / max(1, len(val["views"])), 3)}
+
+
+def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
+               rng: np.random.Generator) -> tuple[ReadNet, list[dict[str, float]]]:
+    model = ReadNet()
+    crops, values = data["crops"], data["values"].astype(np.int64)
+    tilted = data["crop_tilted"].astype(np.float32)
+    share = float((tilted > 0.5).sum()) / max(1.0, float((tilted >= 0).sum()))
+    pos_weight = torch.tensor([min(10.0, (1 - share) / max(share, 1e-3)) / 2])
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * ((len(crops) + batch - 1) // batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    history = []
+    for epoch in range(epochs):
+        model.train()
+        t0, total = time.time(), 0.0
+        order = rng.permutation(len(crops))
+        for i in range(0, len(order), batch):
+            pick = order[i:i + batch]
+            x = photometric(crops[pick], rng)
+            k = int(rng.integers(0, 4))
+            x = np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))
+            if rng.random() < 0.5:
+                x = np.ascontiguousarray(x[:, :, ::-1])
+            out = model(torch.from_numpy(standardise(x)))
+            loss = F.cross_entropy(out[:, :7], torch.from_numpy(values[pick]))
+            # "not flat", on die crops only
+            dice = tilted[pick] >= 0
+            if dice.any():
+                loss = loss + 0.5 * F.binary_cross_entropy_with_logits(
+                    out[:, 7][torch.from_numpy(dice)], torch.from_numpy(tilted[pick][dice]), pos_weight=pos_weight)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item() * len(pick)
+        entry: dict[str, float] = {"epoch": epoch + 1, "read_loss": round(total / len(order), 5),
+                                   "seconds": round(time.time() - t0, 1)}
+        if val is not None:
+            entry.update(read_scores(model, val))
+        history.append(entry)
+        print(json.dumps(entry), flush=True)
+    return model, history
+
+
+def read_scores(model: ReadNet, val: dict[str, np.ndarray]) -> dict[str, float]:
+    model.eval()
+    with torch.no_grad():
+        out = torch.cat([model(torch.from_numpy(standardise(val["crops"][i:i + 512])))
+                         for i in range(0, len(val["crops"]), 512)]).numpy()
+    said = out[:, :7].argmax(1)
+    values = val["values"]
+    dice = values > 0
+    tilted, tilt = val["crop_tilted"], out[:, 7] > 0
+    return {"val_value_right": round(float((said[dice] == values[dice]).mean()), 4),
+            "val_no_die_right": round(float((said[~dice] == 0).mean()), 4),
+            "val_tilted_found": round(float(tilt[tilted == 1].mean()), 4) if (tilted == 1).any() else -1.0,
+            "val_flat_called_tilted": round(float(tilt[tilted == 0].mean()), 4)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--train", nargs="+", type=Path, required=True)
+    parser.add_argument("--val", nargs="*", type=Path, default=[])
+    parser.add_argument("--out", type=Path, required=True, help="folder for dice_find.onnx and dice_read.onnx")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--read-epochs", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--only-read", action="store_true", help="train the reader only (for trying things)")
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    data = load(args.train)
+    val = load(args.val) if args.val else None
+    print(json.dumps({"views": len(data["views"]), "dice": int((data["values"] > 0).sum()),
+                      "no_die": int((data["values"] == 0).sum()), "tilted_frames": int(data["tilted"].sum())}),
+          flush=True)
+    reader, read_history = train_read(data, val, args.read_epochs, 256, rng)
+    if args.only_read:
+        reader.eval()
+        args.out.mkdir(parents=True, exist_ok=True)
+        torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
+                          input_names=["crop"], output_names=["die"], opset_version=13, dynamo=False,
+                          dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
+        return 0
+    finder, find_history = train_find(data, val, args.epochs, 16, rng)
+    args.out.mkdir(parents=True, exist_ok=True)
+    finder.eval()
+    reader.eval()
+    torch.onnx.export(finder, torch.zeros(1, 3, FIND_H, FIND_W), str(args.out / "dice_find.onnx"),
+                      input_names=["view"], output_names=["heat"], opset_version=13, dynamo=False)
+    torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
+                      input_names=["crop"], output_names=["die"], dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    card = {
+        "models": ["dice_find.onnx", "dice_read.onnx"], "seed": args.seed, "epochs": args.epochs,
+        "read_epochs": args.read_epochs, "train": [p.name for p in args.train], "val": [p.name for p in args.val],
+        "train_views": int(len(data["views"])), "train_dice": int((data["values"] > 0).sum()),
+        "train_no_die": int((data["values"] == 0).sum()), "train_tilted_frames": int(data["tilted"].sum()),
+        "find_parameters": int(sum(p.numel() for p in finder.parameters())),
+        "read_parameters": int(sum(p.numel() for p in reader.parameters())),
+        "find_history": find_history, "read_history": read_history,
+    }
+    (args.out / "dice.train.json").write_text(json.dumps(card, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,166 @@
+"""The learned dice reader: where the dice lie, what their top faces show, whether one leans.
+
+Two small CNNs (vision/models/dice_find.onnx and dice_read.onnx, trained by synth.train_dice on
+the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2.dnn`:
+
+1. **find**: the board and a margin around it, rectified through the calibration's homography to
+   `FIND_SIZE`, gives a heat map (a quarter of the view's size) that peaks at each die's centre;
+2. **read**: a square cut from the camera frame around each peak, `CROP_DIES` die sizes wide
+   (the calibration knows a die's size there), scaled to `CROP_SIZE`, gives the top face's value
+   (or "no die": a checker's rim or a glint the finder took for a die) and whether the die does
+   not lie flat (cocked, or on a checker).
+
+Neither needs a photo of the empty board.  Whether the roll is valid then follows from where the
+dice lie (off the surface, different halves, one die alone) and the read's "not flat", as
+`vision.pipeline.simple_roll_validity` judges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.calibration import BoardGeometry
+
+__all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
+           "LearnedDie", "die_crop", "find_view", "read_dice", "standardise"]
+
+MODELS = Path(__file__).with_name("models")
+FIND_MODEL = MODELS / "dice_find.onnx"
+READ_MODEL = MODELS / "dice_read.onnx"
+#: the finder's view of the board (width, height) and its margin around the surface (board units)
+FIND_SIZE = (320, 256)
+FIND_MARGIN = 0.06
+FIND_STRIDE = 4
+#: the reader's crop: this many die sizes wide, scaled to CROP_SIZE px square
+CROP_DIES = 2.4
+CROP_SIZE = 32
+#: a heat-map peak at least this high is a die candidate; the reader then decides
+PEAK = 0.3
+#: a candidate whose "no die" probability is above this is dropped
+NO_DIE = 0.5
+#: a die whose "not flat" probability is above this makes the roll void (cocked)
+TILTED = 0.5
+
+
+@dataclass
+class LearnedDie:
+    """One die as the learned reader sees it (the fields the pipeline and the judge use)."""
+
+    value: int
+    centre: tuple[float, float]
+    box: tuple[float, float, float, float]
+    confidence: float
+    cocked: bool
+    tilt: float
+
+
+def standardise(views: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 -> (N, 3, H, W) float32, each view to zero mean and unit spread."""
+    x = views.astype(np.float32) / 255.0
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def _view_matrix(geometry: BoardGeometry, size: tuple[int, int] = FIND_SIZE,
+                 margin: float = FIND_MARGIN) -> np.ndarray:
+    quad = np.array([[-margin, -margin], [1 + margin, -margin], [1 + margin, 1 + margin], [-margin, 1 + margin]])
+    src = geometry.to_image(quad).astype(np.float32)
+    vw, vh = size
+    dst = np.array([[0, 0], [vw, 0], [vw, vh], [0, vh]], np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(src, dst))
+
+
+def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """The finder's view of a camera frame and the matrix from image px to view px."""
+    h, w = image.shape[:2]
+    gw, gh = geometry.image_size
+    scale = np.diag([w / gw, h / gh, 1.0])
+    m = _view_matrix(geometry) @ np.linalg.inv(scale)
+    view = cv2.warpPerspective(image, m, FIND_SIZE, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT)
+    return view, m
+
+
+def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float],
+             scale: float = 1.0) -> np.ndarray:
+    """A square of the frame around ``centre``, `CROP_DIES` die sizes (times ``scale``) wide."""
+    side = max(6.0, CROP_DIES * scale * geometry.die_size_px(centre))
+    cx, cy = centre
+    src = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
+                    [cx + side / 2, cy + side / 2]], np.float32)
+    dst = np.array([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE]], np.float32)
+    m = cv2.getAffineTransform(src, dst)
+    interp = cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
+
+
+class _Nets:
+    def __init__(self, find: Path, read: Path) -> None:
+        for path in (find, read):
+            if not path.is_file():
+                raise ValueError(f"dice model {str(path)!r} is missing (make train-dice builds it)")
+        self.find = cv2.dnn.readNetFromONNX(str(find))
+        self.read = cv2.dnn.readNetFromONNX(str(read))
+
+
+@lru_cache(maxsize=2)
+def _nets(find: str, read: str) -> _Nets:
+    return _Nets(Path(find), Path(read))
+
+
+def _peaks(heat: np.ndarray, threshold: float, limit: int = 6) -> list[tuple[float, float, float]]:
+    """Local maxima of the heat map above ``threshold``: (x, y, height), sub-cell, highest first."""
+    dilated = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= dilated) & (heat >= threshold))
+    found = []
+    h, w = heat.shape
+    for y, x in zip(ys, xs, strict=True):
+        x0, x1, y0, y1 = max(0, x - 1), min(w, x + 2), max(0, y - 1), min(h, y + 2)
+        patch = heat[y0:y1, x0:x1]
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        total = float(patch.sum()) or 1.0
+        found.append((float((gx * patch).sum() / total), float((gy * patch).sum() / total), float(heat[y, x])))
+    found.sort(key=lambda p: -p[2])
+    return found[:limit]
+
+
+def read_dice(image: np.ndarray, geometry: BoardGeometry, find_model: str | Path = FIND_MODEL,
+              read_model: str | Path = READ_MODEL) -> list[LearnedDie]:
+    """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes for dice."""
+    nets = _nets(str(find_model), str(read_model))
+    view, m = find_view(image, geometry)
+    nets.find.setInput(standardise(view[None]))
+    heat = 1.0 / (1.0 + np.exp(-np.asarray(nets.find.forward(), np.float64).reshape(
+        FIND_SIZE[1] // FIND_STRIDE, FIND_SIZE[0] // FIND_STRIDE)))
+    peaks = _peaks(heat.astype(np.float32), PEAK)
+    if not peaks:
+        return []
+    inv = np.linalg.inv(m)
+    pts = np.array([[(x + 0.5) * FIND_STRIDE, (y + 0.5) * FIND_STRIDE] for x, y, _ in peaks], np.float64)
+    centres = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv).reshape(-1, 2)
+    crops = np.stack([die_crop(image, geometry, (float(x), float(y))) for x, y in centres])
+    nets.read.setInput(standardise(crops))
+    out = np.asarray(nets.read.forward(), np.float64).reshape(len(crops), -1)
+    logits, tilt_logit = out[:, :7], out[:, 7]
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs = z / z.sum(axis=1, keepdims=True)
+    dice: list[LearnedDie] = []
+    for (cx, cy), (_, _, height), p, t in zip(centres, peaks, probs, tilt_logit, strict=True):
+        if p[0] > NO_DIE:
+            continue
+        value = int(np.argmax(p[1:]) + 1)
+        tilt = float(1.0 / (1.0 + np.exp(-t)))
+        size = geometry.die_size_px((float(cx), float(cy)))
+        dice.append(LearnedDie(value, (float(cx), float(cy)), (cx - size / 2, cy - size / 2, size, size),
+                               float(min(height, p[value] / max(1e-9, 1 - p[0]))), tilt > TILTED, tilt))
+    # two dice whose centres nearly coincide are one die found twice
+    kept: list[LearnedDie] = []
+    for die in dice:
+        if all(np.hypot(die.centre[0] - k.centre[0], die.centre[1] - k.centre[1]) > 0.6 * k.box[2] for k in kept):
+            kept.append(die)
+    return kept[:2]
