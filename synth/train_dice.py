@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -24,6 +25,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from vision.dice_learned import standardise  # the model's input exactly as at run time
 
 FIND_H, FIND_W = 256, 320
 CROP = 32
@@ -58,14 +61,6 @@ class ReadNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(x))
-
-
-def standardise(batch: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 (the same as vision.dice_learned)."""
-    x = batch.astype(np.float32) / 255.0
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
-    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
 def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -105,41 +100,53 @@ def load(paths: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def train_find(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
-               rng: np.random.Generator) -> tuple[FindNet, list[dict[str, float]]]:
-    model = FindNet()
-    views, heats = data["views"], data["heats"].astype(np.float32)
+def _fit(model: nn.Module, count: int, epochs: int, batch: int, rng: np.random.Generator,
+         loss_of: Callable[[np.ndarray], torch.Tensor], name: str,
+         score: Callable[[], dict[str, float]] | None) -> list[dict[str, float]]:
+    """AdamW with a one-cycle schedule over ``count`` items in shuffled batches; the history."""
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((len(views) + batch - 1) // batch)
+    steps = epochs * ((count + batch - 1) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    pos_weight = torch.tensor([30.0])
     history = []
     for epoch in range(epochs):
         model.train()
         t0, total = time.time(), 0.0
-        order = rng.permutation(len(views))
+        order = rng.permutation(count)
         for i in range(0, len(order), batch):
             pick = order[i:i + batch]
-            x, y = photometric(views[pick], rng), heats[pick].copy()
-            flip = rng.random(len(pick)) < 0.5
-            x[flip], y[flip] = x[flip][:, :, ::-1], y[flip][:, :, ::-1]
-            flip = rng.random(len(pick)) < 0.5
-            x[flip], y[flip] = x[flip][:, ::-1], y[flip][:, ::-1]
-            logits = model(torch.from_numpy(standardise(x)))[:, 0]
-            loss = F.binary_cross_entropy_with_logits(logits, torch.from_numpy(np.ascontiguousarray(y)),
-                                                      pos_weight=pos_weight)
+            loss = loss_of(pick)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total += loss.item() * len(pick)
-        entry: dict[str, float] = {"epoch": epoch + 1, "find_loss": round(total / len(order), 5),
+        entry: dict[str, float] = {"epoch": epoch + 1, f"{name}_loss": round(total / len(order), 5),
                                    "seconds": round(time.time() - t0, 1)}
-        if val is not None:
-            entry.update(find_scores(model, val))
+        if score is not None:
+            entry.update(score())
         history.append(entry)
         print(json.dumps(entry), flush=True)
-    return model, history
+    return history
+
+
+def train_find(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
+               rng: np.random.Generator) -> tuple[FindNet, list[dict[str, float]]]:
+    model = FindNet()
+    views, heats = data["views"], data["heats"].astype(np.float32)
+    pos_weight = torch.tensor([30.0])
+
+    def loss_of(pick: np.ndarray) -> torch.Tensor:
+        x, y = photometric(views[pick], rng), heats[pick].copy()
+        flip = rng.random(len(pick)) < 0.5
+        x[flip], y[flip] = x[flip][:, :, ::-1], y[flip][:, :, ::-1]
+        flip = rng.random(len(pick)) < 0.5
+        x[flip], y[flip] = x[flip][:, ::-1], y[flip][:, ::-1]
+        logits = model(torch.from_numpy(standardise(x)))[:, 0]
+        return F.binary_cross_entropy_with_logits(logits, torch.from_numpy(np.ascontiguousarray(y)),
+                                                  pos_weight=pos_weight)
+
+    score = (lambda: find_scores(model, val)) if val is not None else None
+    return model, _fit(model, len(views), epochs, batch, rng, loss_of, "find", score)
 
 
 def find_scores(model: FindNet, val: dict[str, np.ndarray]) -> dict[str, float]:
@@ -170,40 +177,23 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
     tilted = data["crop_tilted"].astype(np.float32)
     share = float((tilted > 0.5).sum()) / max(1.0, float((tilted >= 0).sum()))
     pos_weight = torch.tensor([min(10.0, (1 - share) / max(share, 1e-3)) / 2])
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((len(crops) + batch - 1) // batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    history = []
-    for epoch in range(epochs):
-        model.train()
-        t0, total = time.time(), 0.0
-        order = rng.permutation(len(crops))
-        for i in range(0, len(order), batch):
-            pick = order[i:i + batch]
-            x = photometric(crops[pick], rng)
-            k = int(rng.integers(0, 4))
-            x = np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))
-            if rng.random() < 0.5:
-                x = np.ascontiguousarray(x[:, :, ::-1])
-            out = model(torch.from_numpy(standardise(x)))
-            loss = F.cross_entropy(out[:, :7], torch.from_numpy(values[pick]))
-            # "not flat", on die crops only
-            dice = tilted[pick] >= 0
-            if dice.any():
-                loss = loss + 0.5 * F.binary_cross_entropy_with_logits(
-                    out[:, 7][torch.from_numpy(dice)], torch.from_numpy(tilted[pick][dice]), pos_weight=pos_weight)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(pick)
-        entry: dict[str, float] = {"epoch": epoch + 1, "read_loss": round(total / len(order), 5),
-                                   "seconds": round(time.time() - t0, 1)}
-        if val is not None:
-            entry.update(read_scores(model, val))
-        history.append(entry)
-        print(json.dumps(entry), flush=True)
-    return model, history
+
+    def loss_of(pick: np.ndarray) -> torch.Tensor:
+        x = photometric(crops[pick], rng)
+        k = int(rng.integers(0, 4))
+        x = np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))
+        if rng.random() < 0.5:
+            x = np.ascontiguousarray(x[:, :, ::-1])
+        out = model(torch.from_numpy(standardise(x)))
+        loss = F.cross_entropy(out[:, :7], torch.from_numpy(values[pick]))
+        dice = tilted[pick] >= 0  # "not flat", on die crops only
+        if dice.any():
+            loss = loss + 0.5 * F.binary_cross_entropy_with_logits(
+                out[:, 7][torch.from_numpy(dice)], torch.from_numpy(tilted[pick][dice]), pos_weight=pos_weight)
+        return loss
+
+    score = (lambda: read_scores(model, val)) if val is not None else None
+    return model, _fit(model, len(crops), epochs, batch, rng, loss_of, "read", score)
 
 
 def read_scores(model: ReadNet, val: dict[str, np.ndarray]) -> dict[str, float]:

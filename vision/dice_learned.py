@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import BoardGeometry
+from vision.occluder import standardise  # the same per-view standardisation as the hand test
 
 __all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
            "LearnedDie", "die_crop", "find_view", "read_dice", "standardise"]
@@ -57,14 +58,6 @@ class LearnedDie:
     confidence: float
     cocked: bool
     tilt: float
-
-
-def standardise(views: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 -> (N, 3, H, W) float32, each view to zero mean and unit spread."""
-    x = views.astype(np.float32) / 255.0
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
-    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
 def _view_matrix(geometry: BoardGeometry, size: tuple[int, int] = FIND_SIZE,
