@@ -419,12 +419,14 @@ class ClubPublisher:
             log.warning("club: %d journal lines not yet with the broker; they go when this table reconnects",
                         self.backlog())
         else:
-            while self.club_short() and time.monotonic() < deadline:
+            short = self.club_short()
+            while short and time.monotonic() < deadline:
                 self._wake.set()
                 time.sleep(0.05)
-            if self.club_short():
+                short = self.club_short()
+            if short:
                 log.warning("club: the club's copy still lacks %d lines; the club asks for them when this "
-                            "table is back", self.club_short())
+                            "table is back", short)
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=2)

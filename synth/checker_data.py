@@ -14,12 +14,11 @@ nudged after calibration).  Output: one ``.npz`` per dataset with ``strips`` (N,
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from synth.cut import cut_datasets
 from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.strips import bar_strips, point_strips
@@ -64,25 +63,8 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("datasets", nargs="+", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--jitter", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    for i, path in enumerate(args.datasets):
-        target = args.out / f"{path.name}.npz"
-        if target.exists():
-            continue
-        try:
-            data = dataset_strips(path, args.jitter, seed=args.seed + i)
-        except ValueError as exc:
-            print(f"skipped: {exc}", file=sys.stderr)
-            continue
-        np.savez_compressed(target, **data)
-        print(f"{target}: {len(data['counts'])} strips")
-    return 0
+    return cut_datasets(argv, __doc__ or "", lambda path, jitter, seed: dataset_strips(path, jitter, seed=seed),
+                        lambda data: f"{len(data['counts'])} strips", jitter=1, skip_bad=True)
 
 
 if __name__ == "__main__":

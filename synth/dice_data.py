@@ -20,14 +20,13 @@ Output: one ``.npz`` per dataset.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from synth.checker_data import jittered
+from synth.cut import cut_datasets
 from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.dice_learned import FIND_SIZE, FIND_STRIDE, die_crop, find_view
@@ -118,27 +117,12 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("datasets", nargs="+", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--jitter", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    for i, path in enumerate(args.datasets):
-        target = args.out / f"{path.parent.name}-{path.name}.npz"
-        if target.exists():
-            continue
-        try:
-            data = dataset_samples(path, jitter=args.jitter, seed=args.seed + i)
-        except (ValueError, OSError) as error:
-            print(f"dice_data: {path}: {error}", file=sys.stderr)
-            return 2
-        np.savez_compressed(target, **data)
-        print(f"{target.name}: {len(data['views'])} views, {int((data['values'] > 0).sum())} dice, "
-              f"{int((data['values'] == 0).sum())} no-die crops, {int(data['tilted'].sum())} tilted frames")
-    return 0
+    return cut_datasets(argv, __doc__ or "", lambda path, jitter, seed: dataset_samples(path, jitter=jitter, seed=seed),
+                        lambda data: f"{len(data['views'])} views, {int((data['values'] > 0).sum())} dice, "
+                                     f"{int((data['values'] == 0).sum())} no-die crops, "
+                                     f"{int(data['tilted'].sum())} tilted frames",
+                        jitter=1, name=lambda path: f"{path.parent.name}-{path.name}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

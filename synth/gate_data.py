@@ -13,13 +13,12 @@ clear views too.  Output: one ``.npz`` per dataset with ``views`` (N, H, W, 3) u
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from synth.checker_data import jittered
+from synth.cut import cut_datasets
 from vision.dataset import calibration_for, load_dataset
 from vision.occluder import occluder_view
 
@@ -50,25 +49,9 @@ def dataset_views(path: Path, jitter: int = 2, corner_jitter: float = 0.006,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("datasets", nargs="+", type=Path)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--jitter", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    for i, path in enumerate(args.datasets):
-        target = args.out / f"{path.name}.npz"
-        if target.exists():
-            continue
-        try:
-            data = dataset_views(path, args.jitter, seed=args.seed + i)
-        except (ValueError, OSError) as exc:
-            print(f"referee: {exc}", file=sys.stderr)
-            return 2
-        np.savez_compressed(target, **data)
-        print(f"{target}: {len(data['hands'])} views, {int(data['hands'].sum())} with a hand")
-    return 0
+    return cut_datasets(argv, __doc__ or "", lambda path, jitter, seed: dataset_views(path, jitter, seed=seed),
+                        lambda data: f"{len(data['hands'])} views, {int(data['hands'].sum())} with a hand",
+                        jitter=2)
 
 
 if __name__ == "__main__":

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from synth.fit import fit
 
 MAX_COUNT = 15
 
@@ -135,35 +136,23 @@ def main(argv: list[str] | None = None) -> int:
     model = CheckerCounter()
     if args.init is not None:
         model.load_state_dict(torch.load(args.init))
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = args.epochs * ((len(strips) + args.batch - 1) // args.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    history = []
-    for epoch in range(args.epochs):
-        model.train()
-        t0 = time.time()
-        order = rng.permutation(len(strips))
-        total = 0.0
-        for i in range(0, len(order), args.batch):
-            pick = order[i:i + args.batch]
-            x = torch.from_numpy(standardise(augment(strips[pick], rng)))
-            y = torch.from_numpy(counts[pick])
-            c = torch.from_numpy(colours[pick])
-            count_logits, colour_logits = model(x)
-            loss = F.cross_entropy(count_logits, y, weight=weight, label_smoothing=0.02)
-            if bool((c >= 0).any()):
-                loss = loss + 0.5 * F.cross_entropy(colour_logits[c >= 0], c[c >= 0])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(pick)
-        entry = {"epoch": epoch + 1, "loss": round(total / len(order), 4), "seconds": round(time.time() - t0, 1)}
-        if val is not None:
-            count_ok, colour_ok = evaluate(model, *val)
-            entry["val_count_accuracy"], entry["val_colour_accuracy"] = round(count_ok, 5), round(colour_ok, 5)
-        history.append(entry)
-        print(json.dumps(entry), flush=True)
+
+    def loss_of(pick: np.ndarray) -> torch.Tensor:
+        x = torch.from_numpy(standardise(augment(strips[pick], rng)))
+        y = torch.from_numpy(counts[pick])
+        c = torch.from_numpy(colours[pick])
+        count_logits, colour_logits = model(x)
+        loss = F.cross_entropy(count_logits, y, weight=weight, label_smoothing=0.02)
+        if bool((c >= 0).any()):
+            loss = loss + 0.5 * F.cross_entropy(colour_logits[c >= 0], c[c >= 0])
+        return loss
+
+    def score() -> dict[str, float]:
+        assert val is not None
+        count_ok, colour_ok = evaluate(model, *val)
+        return {"val_count_accuracy": round(count_ok, 5), "val_colour_accuracy": round(colour_ok, 5)}
+
+    history = fit(model, len(strips), args.epochs, args.batch, rng, loss_of, score if val is not None else None)
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out.with_suffix(".pt"))

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -26,6 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from synth.fit import fit
 from vision.dice_learned import standardise  # the model's input exactly as at run time
 
 FIND_H, FIND_W = 256, 320
@@ -100,35 +99,6 @@ def load(paths: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def _fit(model: nn.Module, count: int, epochs: int, batch: int, rng: np.random.Generator,
-         loss_of: Callable[[np.ndarray], torch.Tensor], name: str,
-         score: Callable[[], dict[str, float]] | None) -> list[dict[str, float]]:
-    """AdamW with a one-cycle schedule over ``count`` items in shuffled batches; the history."""
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((count + batch - 1) // batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    history = []
-    for epoch in range(epochs):
-        model.train()
-        t0, total = time.time(), 0.0
-        order = rng.permutation(count)
-        for i in range(0, len(order), batch):
-            pick = order[i:i + batch]
-            loss = loss_of(pick)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(pick)
-        entry: dict[str, float] = {"epoch": epoch + 1, f"{name}_loss": round(total / len(order), 5),
-                                   "seconds": round(time.time() - t0, 1)}
-        if score is not None:
-            entry.update(score())
-        history.append(entry)
-        print(json.dumps(entry), flush=True)
-    return history
-
-
 def train_find(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
                rng: np.random.Generator) -> tuple[FindNet, list[dict[str, float]]]:
     model = FindNet()
@@ -146,7 +116,7 @@ def train_find(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
                                                   pos_weight=pos_weight)
 
     score = (lambda: find_scores(model, val)) if val is not None else None
-    return model, _fit(model, len(views), epochs, batch, rng, loss_of, "find", score)
+    return model, fit(model, len(views), epochs, batch, rng, loss_of, score, "find_loss", 5)
 
 
 def find_scores(model: FindNet, val: dict[str, np.ndarray]) -> dict[str, float]:
@@ -193,7 +163,7 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
         return loss
 
     score = (lambda: read_scores(model, val)) if val is not None else None
-    return model, _fit(model, len(crops), epochs, batch, rng, loss_of, "read", score)
+    return model, fit(model, len(crops), epochs, batch, rng, loss_of, score, "read_loss", 5)
 
 
 def read_scores(model: ReadNet, val: dict[str, np.ndarray]) -> dict[str, float]:

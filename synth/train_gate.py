@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import cv2
@@ -25,6 +24,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from synth.fit import fit
+from vision.occluder import standardise  # the model's input exactly as at run time
 
 VIEW_H, VIEW_W = 80, 96
 
@@ -45,14 +47,6 @@ class HandNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
-
-
-def standardise(batch: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32 (the same as vision.occluder at run time)."""
-    x = batch.astype(np.float32) / 255.0
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True) + 0.03
-    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
 def _soft_blob(rng: np.random.Generator) -> np.ndarray:
@@ -143,32 +137,17 @@ def main(argv: list[str] | None = None) -> int:
     pos = float(hands.mean())
     pos_weight = torch.tensor([(1 - pos) / max(pos, 1e-3)], dtype=torch.float32)
     model = HandNet()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = args.epochs * ((len(views) + args.batch - 1) // args.batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    history = []
-    for epoch in range(args.epochs):
-        model.train()
-        t0 = time.time()
-        order = rng.permutation(len(views))
-        total = 0.0
-        for i in range(0, len(order), args.batch):
-            pick = order[i:i + args.batch]
-            x = torch.from_numpy(standardise(augment(views[pick], rng)))
-            y = torch.from_numpy(hands[pick])
-            loss = F.binary_cross_entropy_with_logits(model(x)[:, 0], y, pos_weight=pos_weight)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item() * len(pick)
-        entry: dict[str, float] = {"epoch": epoch + 1, "loss": round(total / len(order), 4),
-                                   "seconds": round(time.time() - t0, 1)}
-        if val is not None:
-            caught, false = evaluate(model, *val)
-            entry["val_hands_refused"], entry["val_clear_refused"] = round(caught, 4), round(false, 4)
-        history.append(entry)
-        print(json.dumps(entry), flush=True)
+
+    def loss_of(pick: np.ndarray) -> torch.Tensor:
+        x = torch.from_numpy(standardise(augment(views[pick], rng)))
+        return F.binary_cross_entropy_with_logits(model(x)[:, 0], torch.from_numpy(hands[pick]), pos_weight=pos_weight)
+
+    def score() -> dict[str, float]:
+        assert val is not None
+        caught, false = evaluate(model, *val)
+        return {"val_hands_refused": round(caught, 4), "val_clear_refused": round(false, 4)}
+
+    history = fit(model, len(views), args.epochs, args.batch, rng, loss_of, score if val is not None else None)
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out.with_suffix(".pt"))

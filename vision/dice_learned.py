@@ -12,7 +12,7 @@ the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2
 
 Neither needs a photo of the empty board.  Whether the roll is valid then follows from where the
 dice lie (off the surface, different halves, one die alone) and the read's "not flat", as
-`vision.pipeline.simple_roll_validity` judges.
+`vision.pipeline.learned_roll_validity` judges.
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ import cv2
 import numpy as np
 
 from vision.calibration import BoardGeometry
-from vision.occluder import standardise  # the same per-view standardisation as the hand test
+from vision.nets import load_net, sigmoid, softmax
+from vision.occluder import (
+    standardise,  # the same per-view standardisation as the hand test
+    view_matrix,
+)
 
 __all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
            "LearnedDie", "die_crop", "find_view", "read_dice", "standardise"]
@@ -56,25 +60,19 @@ class LearnedDie:
     centre: tuple[float, float]
     box: tuple[float, float, float, float]
     confidence: float
-    cocked: bool
+    #: the reader's probability that the die does not lie flat
     tilt: float
 
-
-def _view_matrix(geometry: BoardGeometry, size: tuple[int, int] = FIND_SIZE,
-                 margin: float = FIND_MARGIN) -> np.ndarray:
-    quad = np.array([[-margin, -margin], [1 + margin, -margin], [1 + margin, 1 + margin], [-margin, 1 + margin]])
-    src = geometry.to_image(quad).astype(np.float32)
-    vw, vh = size
-    dst = np.array([[0, 0], [vw, 0], [vw, vh], [0, vh]], np.float32)
-    return np.asarray(cv2.getPerspectiveTransform(src, dst))
+    @property
+    def cocked(self) -> bool:
+        """The die does not lie flat (cocked, or on a checker): the roll is void."""
+        return self.tilt > TILTED
 
 
 def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
     """The finder's view of a camera frame and the matrix from image px to view px."""
     h, w = image.shape[:2]
-    gw, gh = geometry.image_size
-    scale = np.diag([w / gw, h / gh, 1.0])
-    m = _view_matrix(geometry) @ np.linalg.inv(scale)
+    m = view_matrix(geometry, (w, h), FIND_SIZE, FIND_MARGIN)
     view = cv2.warpPerspective(image, m, FIND_SIZE, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT)
     return view, m
 
@@ -92,18 +90,9 @@ def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, fl
     return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
 
 
-class _Nets:
-    def __init__(self, find: Path, read: Path) -> None:
-        for path in (find, read):
-            if not path.is_file():
-                raise ValueError(f"dice model {str(path)!r} is missing (make train-dice builds it)")
-        self.find = cv2.dnn.readNetFromONNX(str(find))
-        self.read = cv2.dnn.readNetFromONNX(str(read))
-
-
 @lru_cache(maxsize=2)
-def _nets(find: str, read: str) -> _Nets:
-    return _Nets(Path(find), Path(read))
+def _nets(find: str, read: str) -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
+    return load_net(find, "dice", "train-dice"), load_net(read, "dice", "train-dice")
 
 
 def _peaks(heat: np.ndarray, threshold: float, limit: int = 6) -> list[tuple[float, float, float]]:
@@ -125,11 +114,10 @@ def _peaks(heat: np.ndarray, threshold: float, limit: int = 6) -> list[tuple[flo
 def read_dice(image: np.ndarray, geometry: BoardGeometry, find_model: str | Path = FIND_MODEL,
               read_model: str | Path = READ_MODEL) -> list[LearnedDie]:
     """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes for dice."""
-    nets = _nets(str(find_model), str(read_model))
+    find, read = _nets(str(find_model), str(read_model))
     view, m = find_view(image, geometry)
-    nets.find.setInput(standardise(view[None]))
-    heat = 1.0 / (1.0 + np.exp(-np.asarray(nets.find.forward(), np.float64).reshape(
-        FIND_SIZE[1] // FIND_STRIDE, FIND_SIZE[0] // FIND_STRIDE)))
+    find.setInput(standardise(view[None]))
+    heat = sigmoid(np.asarray(find.forward()).reshape(FIND_SIZE[1] // FIND_STRIDE, FIND_SIZE[0] // FIND_STRIDE))
     peaks = _peaks(heat.astype(np.float32), PEAK)
     if not peaks:
         return []
@@ -137,20 +125,17 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, find_model: str | Path
     pts = np.array([[(x + 0.5) * FIND_STRIDE, (y + 0.5) * FIND_STRIDE] for x, y, _ in peaks], np.float64)
     centres = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv).reshape(-1, 2)
     crops = np.stack([die_crop(image, geometry, (float(x), float(y))) for x, y in centres])
-    nets.read.setInput(standardise(crops))
-    out = np.asarray(nets.read.forward(), np.float64).reshape(len(crops), -1)
-    logits, tilt_logit = out[:, :7], out[:, 7]
-    z = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs = z / z.sum(axis=1, keepdims=True)
+    read.setInput(standardise(crops))
+    out = np.asarray(read.forward(), np.float64).reshape(len(crops), -1)
+    probs, tilts = softmax(out[:, :7]), sigmoid(out[:, 7])
     dice: list[LearnedDie] = []
-    for (cx, cy), (_, _, height), p, t in zip(centres, peaks, probs, tilt_logit, strict=True):
+    for (cx, cy), (_, _, height), p, tilt in zip(centres, peaks, probs, tilts, strict=True):
         if p[0] > NO_DIE:
             continue
         value = int(np.argmax(p[1:]) + 1)
-        tilt = float(1.0 / (1.0 + np.exp(-t)))
         size = geometry.die_size_px((float(cx), float(cy)))
         dice.append(LearnedDie(value, (float(cx), float(cy)), (cx - size / 2, cy - size / 2, size, size),
-                               float(min(height, p[value] / max(1e-9, 1 - p[0]))), tilt > TILTED, tilt))
+                               float(min(height, p[value] / max(1e-9, 1 - p[0]))), float(tilt)))
     # two dice whose centres nearly coincide are one die found twice
     kept: list[LearnedDie] = []
     for die in dice:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.calibration import BoardGeometry
+from vision.nets import load_net, softmax
 from vision.strips import bar_strips, point_strips
 
 __all__ = ["MODEL_PATH", "CheckerCounter", "PointCounts", "count_points"]
@@ -44,24 +44,14 @@ class CheckerCounter:
     """The ONNX model, loaded once."""
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"checker model {str(path)!r} is missing (make train builds it)")
-        self.net = cv2.dnn.readNetFromONNX(str(path))
+        self.net = load_net(path, "checker", "train")
 
     def probabilities(self, strips: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, H, W, 3) uint8 strips -> (N, 16) probabilities of 0..15 checkers and (N, 2) of
         light / dark."""
         self.net.setInput(standardise(strips))
         count, colour = self.net.forward(["count", "colour"])
-        return _softmax(count), _softmax(colour)
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits.astype(np.float64)
-    z -= z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+        return softmax(count), softmax(colour)
 
 
 def standardise(strips: np.ndarray) -> np.ndarray:

@@ -17,8 +17,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import BoardGeometry
+from vision.nets import load_net, sigmoid, softmax
 
-__all__ = ["MODEL_PATH", "VIEW_MARGIN", "VIEW_SIZE", "OccluderNet", "hand_probability", "occluder_view"]
+__all__ = ["MODEL_PATH", "VIEW_MARGIN", "VIEW_SIZE", "OccluderNet", "hand_probability", "occluder_view", "view_matrix",
+           "view_quad"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "occluder.onnx"
 #: the view's size in pixels (width, height)
@@ -45,12 +47,20 @@ def occluder_view(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, i
         small = (PRESCALE_WIDTH, max(8, int(round(h * PRESCALE_WIDTH / w))))
         image = cv2.resize(image, small, interpolation=cv2.INTER_AREA)
         h, w = image.shape[:2]
-    sx, sy = w / geometry.image_size[0], h / geometry.image_size[1]
+    m = view_matrix(geometry, (w, h), size, margin)
+    return cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def view_matrix(geometry: BoardGeometry, image_size: tuple[int, int], size: tuple[int, int],
+                margin: float) -> np.ndarray:
+    """The homography from the pixels of a frame of ``image_size`` (width, height; the
+    calibration's frame scaled to it) to a view of ``size`` showing the board with ``margin``
+    board units around it (`view_quad`)."""
+    sx, sy = image_size[0] / geometry.image_size[0], image_size[1] / geometry.image_size[1]
     quad = geometry.to_image(view_quad(margin)) * np.array([sx, sy])
     vw, vh = size
     dst = np.array([[0, 0], [vw, 0], [vw, vh], [0, vh]], np.float32)
-    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(image, m, (vw, vh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), dst))
 
 
 def standardise(views: np.ndarray) -> np.ndarray:
@@ -66,19 +76,15 @@ class OccluderNet:
     """The ONNX model, loaded once."""
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"hand model {str(path)!r} is missing (make train builds it)")
-        self.net = cv2.dnn.readNetFromONNX(str(path))
+        self.net = load_net(path, "hand", "train")
 
     def probabilities(self, views: np.ndarray) -> np.ndarray:
         """(N, H, W, 3) uint8 views -> (N,) probability of a hand or arm over the surface."""
         self.net.setInput(standardise(views))
         logits = np.asarray(self.net.forward(), np.float64).reshape(len(views), -1)
         if logits.shape[1] == 1:
-            return np.asarray(1.0 / (1.0 + np.exp(-logits[:, 0])))
-        z = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return np.asarray(z[:, 1] / z.sum(axis=1))
+            return sigmoid(logits[:, 0])
+        return softmax(logits)[:, 1]
 
 
 @lru_cache(maxsize=2)

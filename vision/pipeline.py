@@ -27,7 +27,7 @@ from vision.config import VisionConfig
 from vision.gate import Gate
 from vision.observation import Observation
 
-__all__ = ["Reader", "dice_module", "learned_roll_validity", "simple_roll_validity"]
+__all__ = ["Reader", "dice_module", "learned_roll_validity"]
 
 
 def dice_module() -> Any | None:
@@ -104,29 +104,21 @@ class Reader:
         reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ,
                                                            dice_xy=dice_xy))
         roll, void_reason, half = "none", None, None
-        if dice and learned_dice:
-            def learned_validity() -> tuple[str, str | None, str | None]:
-                centres = [(float(d.centre[0]), float(d.centre[1])) for d in dice]
-                reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
-                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2], near=centres, reach=reach)
-                return learned_roll_validity(dice, calib.geometry, mask)
-
-            roll, void_reason, half = timed("validity", learned_validity)
-        elif dice and self._dice is not None:
+        if dice and (learned_dice or self._dice is not None):
             def validity() -> tuple[str, str | None, str | None]:
                 # only near the dice: the judge looks at a die's footprint, the ring of a
                 # checker under it and what it leans on, all within 1.3 die edges of its centre
                 centres = [(float(d.centre[0]), float(d.centre[1])) for d in dice]
                 reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
                 mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2], near=centres, reach=reach)
-                judge = getattr(self._dice, "roll_validity", None) or simple_roll_validity
-                if not hasattr(self._dice, "changed_from_empty"):
-                    return tuple(judge(dice, calib.geometry, mask))  # type: ignore[return-value]
+                if learned_dice:
+                    return learned_roll_validity(dice, calib.geometry, mask)
                 dice[:] = self._dice.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
                 occupied = lambda: self._dice.changed_from_empty(  # noqa: E731 - computed only if needed
                     lab, calib.background, calib.geometry, image.shape[:2], near=centres, reach=reach,
                     background_lab=calib.empty_lab(lab.shape))
-                return tuple(judge(dice, calib.geometry, mask, occupied=occupied))  # type: ignore[return-value]
+                return tuple(self._dice.roll_validity(  # type: ignore[return-value]
+                    dice, calib.geometry, mask, occupied=occupied))
 
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
@@ -185,26 +177,6 @@ def _doubts(calib: Calibration) -> list[str]:
     if calib.background_source == "estimated":
         return ["no photo of the empty board to compare with: the reading is a guess"]
     return []
-
-
-def simple_roll_validity(dice: list[Any], geometry: Any, mask: np.ndarray | None) -> tuple[str, str | None, str | None]:
-    """Fallback judge used only while vision.dice has no ``roll_validity``: off the surface, cocked,
-    on a checker, different halves, in that order."""
-    if not dice:
-        return "none", None, None
-    halves = []
-    for die in dice:
-        if not geometry.on_surface(die.centre):
-            return "void", "off_board", None
-        if getattr(die, "cocked", False):
-            return "void", "cocked", None
-        x, y = (int(round(v)) for v in die.centre)
-        if mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and mask[y, x]:
-            return "void", "on_checker", None
-        halves.append(geometry.half(die.centre))
-    if len(set(halves)) > 1:
-        return "void", "different_halves", None
-    return "valid", None, halves[0]
 
 
 def learned_roll_validity(dice: list[Any], geometry: Any,
