@@ -50,6 +50,9 @@ class Reader:
         # the empty board in camera space for the dice reader (built once, on the first read)
         self._dice_background: Any = None
         self._dice_background_built = False
+        # the learned counter's empty board (vision.learned.EmptyBoard), built on the first read
+        self._empty: Any = None
+        self._empty_board_built = False
 
     def read(self, image: np.ndarray, hand: bool | None = None) -> Observation:
         """Read one settled frame.  ``hand``: the gate's verdict on this very frame
@@ -126,7 +129,8 @@ class Reader:
         if config.checker_reader == "learned":
             from vision.learned import count_points
 
-            learned = timed("learned", lambda: count_points(image, calib.geometry))
+            empty = self._empty_board()
+            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty))
             points, confidences = learned.pairs, learned.probabilities
             reading.bar_light, reading.bar_dark = learned.bar
             reading.bar_confidence = learned.bar_probability
@@ -145,6 +149,18 @@ class Reader:
             timings=timings,
             doubts=_doubts(calib),
         )
+
+    def _empty_board(self) -> Any:
+        """The learned counter's view of the calibration's empty-board photo (built once), or None
+        when the calibration has no such photo."""
+        if not self._empty_board_built:
+            calib = self.calibration
+            if calib.background_source == "empty" and calib.reference_frame is not None:
+                from vision.learned import empty_board
+
+                self._empty = empty_board(calib.reference_frame, calib.geometry)
+            self._empty_board_built = True
+        return self._empty
 
     def _dice_centres(self, dice: list[Any]) -> list[tuple[float, float]]:
         """The dice's centres in canonical px."""
