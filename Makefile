@@ -63,9 +63,10 @@ clean:
 	rm -rf .venv build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # The learned checker counter (vision/models/checker_count.onnx): renders its training data
-# (2-D renderer seeds 20001-20006, 150 frames each; the 3-D yardstick's tuning designs, 30 frames
-# each at seed 1901), cuts the point
-# strips and trains, in its own environment (PyTorch is a development tool, never a dependency of
+# (2-D renderer seeds 20001-20006, 150 frames each; the 3-D yardstick's tuning designs only:
+# seed 1901 (40 frames, and 20 under the calibration light), 2601 (640x360, half with hands),
+# 2701 and 2702 (24 each) and 3301 (60)), cuts the point strips with their empty-board strips
+# and trains, in its own environment (PyTorch is a development tool, never a dependency of
 # the appliance).  Hours on 2 cores; the data are cached in $(TRAIN_CACHE), outside the repository.
 TRAIN_CACHE ?= $(HOME)/.cache/referee-train
 TRAIN_PY    := .venv-train/bin/python
@@ -79,15 +80,23 @@ TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 
 train: train-checkers train-gate train-dice
 
 train-checkers: setup .venv-train/stamp
-	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/strips
+	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/3d-same $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/dice3d \
+	  $(TRAIN_CACHE)/dice3d2 $(TRAIN_CACHE)/checkers3d $(TRAIN_CACHE)/strips
 	for s in $$(seq 20001 20006); do test -d $(TRAIN_CACHE)/2d/s$$s || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
-	for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/3d/$$d || \
-	  .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; done
+	for d in $(TUNING_DESIGNS); do \
+	  test -d $(TRAIN_CACHE)/3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; \
+	  test -d $(TRAIN_CACHE)/3d-same/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d-same/$$d --design $$d --frames 20 --seed 1901 --same-light; \
+	  test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; \
+	  test -d $(TRAIN_CACHE)/dice3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d/$$d --design $$d --frames 24 --seed 2701 --occluded-rate 0.05; \
+	  test -d $(TRAIN_CACHE)/dice3d2/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d2/$$d --design $$d --frames 24 --seed 2702 --occluded-rate 0.05; \
+	  test -d $(TRAIN_CACHE)/checkers3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/checkers3d/$$d --design $$d --frames 60 --seed 3301; \
+	done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
-	$(PY) -m synth.checker_data $(TRAIN_CACHE)/3d/* --out $(TRAIN_CACHE)/strips/3d --jitter 3
-	t3=$$(ls $(TRAIN_CACHE)/strips/3d/*.npz); $(TRAIN_PY) -m synth.train_checkers \
-	  --train $(TRAIN_CACHE)/strips/2d/*.npz $$t3 $$t3 --out vision/models/checker_count.onnx --epochs 4 --seed 0
+	for k in 3d 3d-same gate3d dice3d dice3d2 checkers3d; do \
+	  $(PY) -m synth.checker_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/strips/$$k --jitter 3; done
+	$(TRAIN_PY) -m synth.train_checkers --train $(TRAIN_CACHE)/strips/*/*.npz \
+	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
 # and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D yardstick's

@@ -14,39 +14,21 @@ Render the datasets first (held-out designs of the 3-D yardstick, a new seed), e
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
 import sys
-import time
 from pathlib import Path
-
-import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from side_by_side import Values, clear_frames, median, run, share  # noqa: E402
+
 from vision.config import VisionConfig  # noqa: E402
-from vision.dataset import calibration_for, load_dataset  # noqa: E402
-from vision.evaluate import score_frame  # noqa: E402
-from vision.pipeline import Reader  # noqa: E402
 
 READERS = ("classical", "learned")
 
 
-def measure(path: Path, reader_name: str) -> dict[str, list[float]]:
-    dataset = load_dataset(path)
-    config = VisionConfig(dice_reader=reader_name)
-    reader = Reader(calibration_for(dataset, config), config)
-    out: dict[str, list[float]] = {"exact": [], "void_found": [], "valid_void": [], "dice_ms": [], "read_ms": []}
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("occluded"):
-            continue
-        image = dataset.image(name)
-        t0 = time.perf_counter()
-        obs = reader.read(image, hand=False)
-        read_ms = (time.perf_counter() - t0) * 1000
-        result = score_frame(name, label, obs, read_ms, 0.0)
+def measure(path: Path, reader_name: str) -> Values:
+    out: Values = {"exact": [], "void_found": [], "valid_void": [], "dice_ms": [], "read_ms": []}
+    for result, obs, read_ms in clear_frames(path, VisionConfig(dice_reader=reader_name)):
         out["read_ms"].append(read_ms)
         out["dice_ms"].append(float(obs.timings.get("dice", 0.0)))
         if result.roll == "valid":
@@ -57,50 +39,14 @@ def measure(path: Path, reader_name: str) -> dict[str, list[float]]:
     return out
 
 
-def summary(values: dict[str, list[float]]) -> dict[str, float | int | None]:
-    def share(key: str) -> float | None:
-        return round(sum(values[key]) / len(values[key]), 3) if values[key] else None
-
+def summary(values: Values) -> dict[str, float | int | None]:
     return {"valid_rolls": len(values["exact"]), "void_rolls": len(values["void_found"]),
-            "dice_exact": share("exact"), "void_detected": share("void_found"),
-            "valid_flagged_void": share("valid_void"),
-            "dice_ms_median": round(statistics.median(values["dice_ms"]), 2) if values["dice_ms"] else None,
-            "read_ms_median": round(statistics.median(values["read_ms"]), 2) if values["read_ms"] else None}
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("datasets", nargs="*", type=Path)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    cv2.setNumThreads(1)
-    if not args.datasets:
-        import tempfile
-
-        from vision.render import render_dataset
-
-        tmp = tempfile.mkdtemp(prefix="bench-dice-")
-        args.datasets = [render_dataset(Path(tmp) / "render2d-22998", 40, 22998, occluded_rate=0.0)]
-    pooled: dict[str, dict[str, list[float]]] = {r: {} for r in READERS}
-    rows = []
-    for path in args.datasets:
-        for reader_name in READERS:
-            values = measure(path, reader_name)
-            for key, items in values.items():
-                pooled[reader_name].setdefault(key, []).extend(items)
-            rows.append({"dataset": path.name, "reader": reader_name, **summary(values)})
-    for reader_name in READERS:
-        rows.append({"dataset": "pooled", "reader": reader_name, **summary(pooled[reader_name])})
-    if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    keys = ["valid_rolls", "void_rolls", "dice_exact", "void_detected", "valid_flagged_void", "dice_ms_median",
-            "read_ms_median"]
-    print(f"{'dataset':38s} {'reader':10s} " + " ".join(f"{k:>18s}" for k in keys))
-    for row in rows:
-        print(f"{row['dataset']:38s} {row['reader']:10s} " + " ".join(f"{str(row[k]):>18s}" for k in keys))
-    return 0
+            "dice_exact": share(values, "exact"), "void_detected": share(values, "void_found"),
+            "valid_flagged_void": share(values, "valid_void"), "dice_ms_median": median(values, "dice_ms"),
+            "read_ms_median": median(values, "read_ms")}
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__doc__.splitlines()[0], list(READERS), measure, summary,
+                 ["valid_rolls", "void_rolls", "dice_exact", "void_detected", "valid_flagged_void", "dice_ms_median",
+                  "read_ms_median"], ("render2d-22998", 40, 22998)))

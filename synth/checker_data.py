@@ -7,7 +7,9 @@ cut with the calibration a reader would build
 from the dataset (its corners and references), plus ``jitter`` more cuts per frame with the
 corners moved by up to ``corner_jitter`` of the board's size (a click a few pixels off, a camera
 nudged after calibration).  Output: one ``.npz`` per dataset with ``strips`` (N, H, W, 3) uint8,
-``counts`` (N,) checkers on the point, ``colours`` (N,) 0 light / 1 dark / -1 empty or mixed.
+``counts`` (N,) checkers on the point, ``colours`` (N,) 0 light / 1 dark / -1 empty or mixed, and
+``references`` (N, H, W, 3) uint8: the same strip cut the same way from the dataset's photo of
+the empty board (taken under the calibration's light), all zero when it has none.
 
     python -m synth.checker_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0]
 """
@@ -36,11 +38,13 @@ def jittered(geometry: BoardGeometry, rng: np.random.Generator, amount: float) -
 
 def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
                    seed: int = 0) -> dict[str, np.ndarray]:
-    """Strips, counts and colours of every clear frame of one dataset."""
+    """Strips, counts, colours and empty-board strips of every clear frame of one dataset."""
     dataset = load_dataset(path)
     geometry = calibration_for(dataset).geometry
+    empty, _ = dataset.reference("empty")
     rng = np.random.default_rng(seed)
     strips: list[np.ndarray] = []
+    references: list[np.ndarray] = []
     counts: list[int] = []
     colours: list[int] = []
     for name in dataset.frames:
@@ -54,12 +58,14 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
         for k in range(1 + jitter):
             geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
             strips.append(np.concatenate([point_strips(image, geo), bar_strips(image, geo)]))
+            references.append(np.zeros_like(strips[-1]) if empty is None else
+                              np.concatenate([point_strips(empty, geo), bar_strips(empty, geo)]))
             counts.extend(a + b for a, b in pairs)
             colours.extend(0 if a and not b else 1 if b and not a else -1 for a, b in pairs)
     if not strips:
         raise ValueError(f"{path}: no clear frames")
     return {"strips": np.concatenate(strips), "counts": np.asarray(counts, np.int8),
-            "colours": np.asarray(colours, np.int8)}
+            "colours": np.asarray(colours, np.int8), "references": np.concatenate(references)}
 
 
 def main(argv: list[str] | None = None) -> int:

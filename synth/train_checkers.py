@@ -11,6 +11,12 @@ and the model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never im
 The colour head answers "the lighter or the darker of the two sets", judged against the board
 around the stack in the same light (a light checker in a shadow can be darker than a dark one in
 the lamp's glare); it is trained only on strips with one colour of checkers.
+
+Each strip comes with the same strip of the empty board photographed at calibration (six input
+channels): the model learns what of the strip is the board's own pattern (marble veins, a dark
+point, inlay) and what lies on it.  The empty board is photographed under the calibration's light,
+not the light of play, and is left out (zeros) for a quarter of the strips, so the model reads a
+board without an empty-board photo too.
 """
 
 from __future__ import annotations
@@ -27,12 +33,15 @@ import torch.nn.functional as F
 from synth.fit import fit
 
 MAX_COUNT = 15
+#: share of training strips shown without their empty-board strip
+NO_REFERENCE = 0.25
 
 
 class CheckerCounter(nn.Module):
-    """Strip (3, 112, 32), standardised -> logits for 0..15 checkers, logits for light / dark."""
+    """Strip and its empty-board strip (6, 112, 32), standardised -> logits for 0..15 checkers,
+    logits for light / dark."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: int = 6) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
@@ -41,14 +50,31 @@ class CheckerCounter(nn.Module):
                 nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
                 nn.MaxPool2d(2))
 
-        self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 48))  # -> 48 x 14 x 4
+        self.features = nn.Sequential(block(channels, 16), block(16, 32), block(32, 48))  # -> 48 x 14 x 4
         self.trunk = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(48 * 14, 96), nn.ReLU(inplace=True))
         self.count = nn.Linear(96, MAX_COUNT + 1)
         self.colour = nn.Linear(96, 2)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        count, colour, _ = self.read(x)
+        return count, colour
+
+    def read(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Count logits, colour logits and the 96 features both heads read (the run-time
+        reader compares a strip's features with the same point's on the empty-board photo)."""
         f = self.trunk(self.features(x).mean(dim=3))  # pooled across the strip's width, kept along its length
-        return self.count(f), self.colour(f)
+        return self.count(f), self.colour(f), f
+
+
+class _Exported(nn.Module):
+    """The counter as exported: three outputs."""
+
+    def __init__(self, model: CheckerCounter) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.model.read(x)
 
 
 def standardise(batch: np.ndarray) -> np.ndarray:
@@ -60,13 +86,24 @@ def standardise(batch: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Light, colour and camera changes a club's board can show that the renders may not."""
+def model_input(strips: np.ndarray, references: np.ndarray, has_reference: np.ndarray) -> np.ndarray:
+    """(N, 6, H, W): the standardised strips and, where there is one, their empty-board strips
+    (else zeros), as vision.learned builds it at run time."""
+    refs = standardise(references) * has_reference[:, None, None, None].astype(np.float32)
+    return np.ascontiguousarray(np.concatenate([standardise(strips), refs], axis=1))
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator, perm: np.ndarray | None = None,
+            flip: np.ndarray | None = None) -> np.ndarray:
+    """Light, colour and camera changes a club's board can show that the renders may not.
+    ``perm`` (N, 3) channel orders and ``flip`` (N,) mirrors: given, so a strip and its
+    empty-board strip get the same colours and the same side while their light changes apart."""
     x = batch.astype(np.float32)
     n = len(x)
     # colour: shuffle channels (other checker/point colours), white balance, gain, gamma
-    for i in np.nonzero(rng.random(n) < 0.5)[0]:
-        x[i] = x[i][..., rng.permutation(3)]
+    if perm is None:
+        perm = np.array([rng.permutation(3) if rng.random() < 0.5 else np.arange(3) for _ in range(n)])
+    x = np.take_along_axis(x, perm[:, None, None, :], axis=3)
     x *= rng.uniform(0.85, 1.15, (n, 1, 1, 3)) * rng.uniform(0.55, 1.4, (n, 1, 1, 1))
     x = np.clip(x, 0, 255)
     gamma = rng.uniform(0.7, 1.4, (n, 1, 1, 1))
@@ -81,36 +118,53 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         import cv2
 
         out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
-    flip = rng.random(n) < 0.5
+    if flip is None:
+        flip = rng.random(n) < 0.5
     out[flip] = out[flip][:, :, ::-1]
     return out
 
 
-def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Strips, counts and colours (-1: none) of the given strip files; ``empty_keep``: the share of
-    empty points kept (most points are empty)."""
+def augment_pair(strips: np.ndarray, references: np.ndarray, has_reference: np.ndarray,
+                 rng: np.random.Generator, no_reference: float = NO_REFERENCE) -> np.ndarray:
+    """The model's input for a training batch: both strips augmented with the same colours and
+    mirror but their own light; the empty-board strip dropped for `NO_REFERENCE` of them."""
+    n = len(strips)
+    perm = np.array([rng.permutation(3) if rng.random() < 0.5 else np.arange(3) for _ in range(n)])
+    flip = rng.random(n) < 0.5
+    shown = has_reference & (rng.random(n) >= no_reference)
+    return model_input(augment(strips, rng, perm, flip), augment(references, rng, perm, flip), shown)
+
+
+def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0) -> dict[str, np.ndarray]:
+    """Strips, references, has_reference, counts and colours (-1: none) of the given strip files;
+    ``empty_keep``: the share of empty points kept (most points are empty)."""
     rng = np.random.default_rng(seed)
-    strips, counts, colours = [], [], []
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("strips", "references", "has_reference", "counts", "colours")}
     for path in paths:
         with np.load(path) as data:
             keep = (data["counts"] > 0) | (rng.random(len(data["counts"])) < empty_keep)
-            strips.append(data["strips"][keep])
-            counts.append(data["counts"][keep].astype(np.int64))
-            colours.append(data["colours"][keep].astype(np.int64))
-    return np.concatenate(strips), np.clip(np.concatenate(counts), 0, MAX_COUNT), np.concatenate(colours)
+            parts["strips"].append(data["strips"][keep])
+            refs = data["references"][keep] if "references" in data else np.zeros_like(data["strips"][keep])
+            parts["references"].append(refs)
+            parts["has_reference"].append(refs.reshape(len(refs), -1).any(axis=1))
+            parts["counts"].append(np.clip(data["counts"][keep].astype(np.int64), 0, MAX_COUNT))
+            parts["colours"].append(data["colours"][keep].astype(np.int64))
+    return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def evaluate(model: nn.Module, strips: np.ndarray, counts: np.ndarray, colours: np.ndarray) -> tuple[float, float]:
+def evaluate(model: nn.Module, data: dict[str, np.ndarray]) -> tuple[float, float]:
     """Share of strips counted right; share of one-coloured stacks given the right colour."""
     model.eval()
     right = colour_right = 0
+    counts, colours = data["counts"], data["colours"]
     with torch.no_grad():
-        for i in range(0, len(strips), 512):
-            count_logits, colour_logits = model(torch.from_numpy(standardise(strips[i:i + 512])))
+        for i in range(0, len(counts), 512):
+            x = model_input(data["strips"][i:i + 512], data["references"][i:i + 512], data["has_reference"][i:i + 512])
+            count_logits, colour_logits = model(torch.from_numpy(x))
             right += int((count_logits.argmax(1).numpy() == counts[i:i + 512]).sum())
             known = colours[i:i + 512] >= 0
             colour_right += int((colour_logits.argmax(1).numpy()[known] == colours[i:i + 512][known]).sum())
-    return right / max(1, len(strips)), colour_right / max(1, int((colours >= 0).sum()))
+    return right / max(1, len(counts)), colour_right / max(1, int((colours >= 0).sum()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,12 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", type=Path, default=None, help="start from this state dict (.pt) instead of scratch")
+    parser.add_argument("--no-reference", type=float, default=NO_REFERENCE,
+                        help="share of strips shown without their empty-board strip")
     parser.add_argument("--empty-keep", type=float, default=0.35, help="share of empty points trained on")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    strips, counts, colours = load(args.train, args.empty_keep, args.seed)
+    data = load(args.train, args.empty_keep, args.seed)
+    strips, counts, colours = data["strips"], data["counts"], data["colours"]
     val = load(args.val) if args.val else None
     # stacks of 6..15 are rarer than empty points: weight the loss toward them
     freq = np.bincount(counts, minlength=MAX_COUNT + 1).astype(np.float64) + 20.0
@@ -138,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         model.load_state_dict(torch.load(args.init))
 
     def loss_of(pick: np.ndarray) -> torch.Tensor:
-        x = torch.from_numpy(standardise(augment(strips[pick], rng)))
+        x = torch.from_numpy(augment_pair(strips[pick], data["references"][pick], data["has_reference"][pick], rng,
+                                          args.no_reference))
         y = torch.from_numpy(counts[pick])
         c = torch.from_numpy(colours[pick])
         count_logits, colour_logits = model(x)
@@ -149,20 +207,20 @@ def main(argv: list[str] | None = None) -> int:
 
     def score() -> dict[str, float]:
         assert val is not None
-        count_ok, colour_ok = evaluate(model, *val)
+        count_ok, colour_ok = evaluate(model, val)
         return {"val_count_accuracy": round(count_ok, 5), "val_colour_accuracy": round(colour_ok, 5)}
 
     history = fit(model, len(strips), args.epochs, args.batch, rng, loss_of, score if val is not None else None)
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out.with_suffix(".pt"))
-    torch.onnx.export(model, torch.zeros(1, 3, 112, 32), str(args.out), input_names=["strip"],
-                      output_names=["count", "colour"],
-                      dynamic_axes={"strip": {0: "n"}, "count": {0: "n"}, "colour": {0: "n"}},
+    torch.onnx.export(_Exported(model), torch.zeros(1, 6, 112, 32), str(args.out), input_names=["strip"],
+                      output_names=["count", "colour", "features"],
+                      dynamic_axes={"strip": {0: "n"}, "count": {0: "n"}, "colour": {0: "n"}, "features": {0: "n"}},
                       opset_version=13, dynamo=False)
     card = {
-        "model": args.out.name, "input": "point strip 32x112 BGR, standardised per strip (vision.learned)",
-        "output": "count: logits for 0..15 checkers; colour: logits for light, dark", "seed": args.seed,
+        "model": args.out.name, "input": "point strip 32x112 BGR and the same strip of the empty board (zeros: none), each standardised (vision.learned)",
+        "output": "count: logits for 0..15 checkers; colour: logits for light, dark; features: the 96 both read", "seed": args.seed,
         "epochs": args.epochs,
         "init": args.init.name if args.init else None,
         "train": [p.name for p in args.train], "val": [p.name for p in args.val],

@@ -99,8 +99,11 @@ class VisionConfig:
     comb_half_ratio: float = 0.5  # ...and half of it, peaking at this share of the best, is the spacing (0: off)
     use_dice: bool = True  # read dice with vision.dice (off: checkers only)
     # how the points' checkers are counted: "classical" (vision.checkers, against the empty board)
-    # or "learned" (vision.learned: the CNN on each point strip; the bar stays classical)
+    # or "learned" (vision.learned: the CNN on each point strip and the bar's two halves)
     checker_reader: str = "classical"
+    # the learned counter reads each strip beside the same strip of the calibration's empty-board
+    # photo, when it has one (off: the strip alone, as without such a photo)
+    learned_uses_empty_board: bool = True
     # how the gate tells a hand or arm over the board: "classical" (vision.gate: what changed
     # since the empty-board photo, crossing the rim) or "learned" (vision.occluder: the CNN on the
     # board and its surroundings, no reference needed); hand_probability: the learned test's

@@ -4,9 +4,10 @@ they are the lighter or the darker side's, run with OpenCV's `cv2.dnn`.
 
 It needs no photo of the empty board and no learnt checker colours: the strips are read as they
 are, each judged against the board around it in the same light.  A photo of the empty board, when
-the calibration has one, improves it (`EmptyBoard`): a strip whose features are those of the same
-point on the empty board is empty, however much the board's own pattern (marble veins, inlay,
-grain) looks like checkers to the counter.
+the calibration has one, improves it (`EmptyBoard`): each strip is read beside the same strip of
+the empty board (the model's other three input channels, zeros without one), and a strip whose
+features are those of the same point on the empty board is empty, however much the board's own
+pattern (marble veins, inlay, a dark point) looks like checkers to the counter.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ __all__ = ["EMPTY_DISTANCE", "MODEL_PATH", "CheckerCounter", "EmptyBoard", "Poin
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
-#: photo reads as empty (measured on tuning sets: empty points 0.01-0.11 at the median and 95th
-#: percentile, occupied points mostly above 0.15)
+#: photo reads as empty (chosen on tuning sets: empty points mostly within 0.1 of it, occupied
+#: points mostly beyond 0.15)
 EMPTY_DISTANCE = 0.1
 #: the empty board is cut this many times (as calibrated, then corners a click off) and averaged
 EMPTY_CUTS = 6
@@ -56,15 +57,19 @@ class CheckerCounter:
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
         self.net = load_net(path, "checker", "train")
 
-    def probabilities(self, strips: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(N, H, W, 3) uint8 strips -> (N, 16) probabilities of 0..15 checkers and (N, 2) of
-        light / dark."""
-        count, colour, _ = self.read(strips)
+    def probabilities(self, strips: np.ndarray,
+                      references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(N, H, W, 3) uint8 strips (and the same strips of the empty board, when there is a
+        photo of it) -> (N, 16) probabilities of 0..15 checkers and (N, 2) of light / dark."""
+        count, colour, _ = self.read(strips, references)
         return count, colour
 
-    def read(self, strips: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def read(self, strips: np.ndarray,
+             references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`probabilities` and the (N, 96) features both heads read, each scaled to unit length."""
-        self.net.setInput(standardise(strips))
+        refs = np.zeros((len(strips), 3, *strips.shape[1:3]), np.float32) if references is None \
+            else standardise(references)
+        self.net.setInput(np.ascontiguousarray(np.concatenate([standardise(strips), refs], axis=1)))
         count, colour, features = self.net.forward(["count", "colour", "features"])
         features = np.asarray(features, np.float64)
         return softmax(count), softmax(colour), features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
@@ -72,9 +77,11 @@ class CheckerCounter:
 
 @dataclass(frozen=True)
 class EmptyBoard:
-    """The counter's features of each strip (P1..P24, the bar's near and far halves) on the photo
-    of the empty board, unit length: what "nothing here" looks like at each place of this board."""
+    """Each strip (P1..P24, the bar's near and far halves) of the photo of the empty board, as
+    calibrated, and the counter's features of it (unit length): what "nothing here" looks like at
+    each place of this board.  The strips go into the counter beside each frame's."""
 
+    strips: np.ndarray
     features: np.ndarray
 
     def distances(self, features: np.ndarray) -> np.ndarray:
@@ -84,7 +91,8 @@ class EmptyBoard:
 
 def standardise(strips: np.ndarray) -> np.ndarray:
     """(N, H, W, 3) uint8 -> (N, 3, H, W) float32, each strip to zero mean and unit spread (as in
-    training, synth.train_checkers.standardise)."""
+    training, synth.train_checkers.standardise); the model reads a frame's strips and the empty
+    board's (zeros when there is no photo of it) side by side, six channels."""
     x = strips.astype(np.float32)
     mean = x.mean(axis=(1, 2, 3), keepdims=True)
     std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
@@ -109,11 +117,12 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     corners = np.asarray(geometry.corners, np.float64)
     size = float(np.linalg.norm(corners[2] - corners[0]))
     counter = _counter(str(model))
-    total = counter.read(_strips(image, geometry))[2]
+    strips = _strips(image, geometry)
+    total = counter.read(strips, strips)[2]
     for _ in range(cuts - 1):
-        moved = corners + rng.uniform(-0.004, 0.004, corners.shape) * size
-        total = total + counter.read(_strips(image, replace(geometry, corners=moved)))[2]
-    return EmptyBoard(total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
+        moved = _strips(image, replace(geometry, corners=corners + rng.uniform(-0.004, 0.004, corners.shape) * size))
+        total = total + counter.read(moved, strips)[2]
+    return EmptyBoard(strips, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
 
 
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
@@ -124,7 +133,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     empty board), a strip that looks as it did on the empty board is empty, with the counter's
     probability of an empty point or, if higher, one that falls from 1 to 0 as the distance grows
     to `EMPTY_DISTANCE`."""
-    count_p, colour_p, features = _counter(str(model)).read(_strips(image, geometry))
+    count_p, colour_p, features = _counter(str(model)).read(_strips(image, geometry),
+                                                           None if empty is None else empty.strips)
     if empty is not None:
         distance = empty.distances(features)
         near = distance < EMPTY_DISTANCE

@@ -155,7 +155,8 @@ class Reader:
         when the calibration has no such photo."""
         if not self._empty_board_built:
             calib = self.calibration
-            if calib.background_source == "empty" and calib.reference_frame is not None:
+            if (self.config.learned_uses_empty_board and calib.background_source == "empty"
+                    and calib.reference_frame is not None):
                 from vision.learned import empty_board
 
                 self._empty = empty_board(calib.reference_frame, calib.geometry)

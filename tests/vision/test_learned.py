@@ -28,9 +28,10 @@ def test_the_model_is_small_and_has_a_card() -> None:
 def test_probabilities_of_every_count_for_each_strip() -> None:
     rng = np.random.default_rng(5)
     strips = rng.integers(0, 255, (3, STRIP_SIZE[1], STRIP_SIZE[0], 3), dtype=np.uint8)
-    counts, colours = CheckerCounter().probabilities(strips)
-    assert counts.shape == (3, 16) and colours.shape == (3, 2)
-    assert np.allclose(counts.sum(axis=1), 1.0) and np.allclose(colours.sum(axis=1), 1.0)
+    for references in (None, rng.integers(0, 255, strips.shape, dtype=np.uint8)):
+        counts, colours = CheckerCounter().probabilities(strips, references)
+        assert counts.shape == (3, 16) and colours.shape == (3, 2)
+        assert np.allclose(counts.sum(axis=1), 1.0) and np.allclose(colours.sum(axis=1), 1.0)
 
 
 def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
