@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.calibration import BoardGeometry
+from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
 from vision.strips import bar_strips, point_strips
 
@@ -37,18 +38,40 @@ EMPTY_CUTS = 6
 @dataclass
 class PointCounts:
     """Per point (P1..P24): checkers counted, the counter's probability for that count, and the
-    stack's colour (0 light, 1 dark, None empty); the bar's (light, dark) and its probability."""
+    stack's colour (0 light, 1 dark, None empty); the bar's (light, dark) and its probability, and
+    its near and far halves as (count, colour)."""
 
     counts: list[int]
     probabilities: list[float]
     colours: list[int | None]
     bar: tuple[int, int] = (0, 0)
     bar_probability: float = 1.0
+    bar_halves: tuple[tuple[int, int | None], tuple[int, int | None]] = ((0, None), (0, None))
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
         return [(n, 0) if c == 0 else (0, n) if c == 1 else (0, 0)
                 for n, c in zip(self.counts, self.colours, strict=True)]
+
+    def reading(self, canonical_size: tuple[int, int], checker_u: float) -> CheckerReading:
+        """The counts as a `vision.checkers.CheckerReading` on the canonical board of
+        ``canonical_size`` (width, height): each stack one row of checkers from its base (at most
+        five drawn), as the dice stage's checker mask needs them."""
+        w, h = canonical_size
+        d = checker_u * w
+
+        def runs(count: int, colour: int | None, start: float = 0.0) -> list[tuple[float, float, list[int]]]:
+            shown = min(count, 5)
+            return [(start, start + shown * d, [colour or 0] * shown)] if shown else []
+
+        points = [PointReading(light=a, dark=b, confidence=p, runs=runs(n, c)) for (a, b), p, n, c
+                  in zip(self.pairs, self.probabilities, self.counts, self.colours, strict=True)]
+        (near, near_colour), (far, far_colour) = self.bar_halves
+        # the bar's runs are measured from the board's far edge: the far half's stack ends at the
+        # middle, the near half's starts there
+        bar_runs = runs(far, far_colour, h / 2 - min(far, 5) * d) + runs(near, near_colour, h / 2)
+        return CheckerReading(points=points, bar_light=self.bar[0], bar_dark=self.bar[1], bar_runs=bar_runs,
+                              bar_confidence=self.bar_probability)
 
 
 class CheckerCounter:
@@ -150,4 +173,5 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         if colours[i] is not None:
             bar[colours[i]] += counts[i]
     return PointCounts(counts=counts[:24], probabilities=probabilities[:24], colours=colours[:24],
-                       bar=(bar[0], bar[1]), bar_probability=min(probabilities[24:]))
+                       bar=(bar[0], bar[1]), bar_probability=min(probabilities[24:]),
+                       bar_halves=((counts[24], colours[24]), (counts[25], colours[25])))

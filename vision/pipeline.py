@@ -97,15 +97,22 @@ class Reader:
                 self._dice_background_built = True
             extra = {"background": self._dice_background} if self._dice_background is not None else {}
             dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry, **extra)))
-        unknown = np.zeros(canon.shape[:2], bool)
-        if dice:
-            unknown = self._dice_mask(dice, canon.shape[:2])
-        occ = timed("occupancy", lambda: occupancy_map(
-            canon, calib.background, config, lab=lab, colours=checker_colours(calib),
-            checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
-        dice_xy = self._dice_centres(dice)
-        reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab, occ=occ,
-                                                           dice_xy=dice_xy))
+        if config.checker_reader == "learned":
+            from vision.learned import count_points
+
+            empty = self._empty_board()
+            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty))
+            reading = learned.reading(calib.geometry.canonical_size(calib.canonical_width), calib.geometry.checker_u)
+        else:
+            unknown = np.zeros(canon.shape[:2], bool)
+            if dice:
+                unknown = self._dice_mask(dice, canon.shape[:2])
+            occ = timed("occupancy", lambda: occupancy_map(
+                canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+                checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
+            dice_xy = self._dice_centres(dice)
+            reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
+                                                               occ=occ, dice_xy=dice_xy))
         roll, void_reason, half = "none", None, None
         if dice and (learned_dice or self._dice is not None):
             def validity() -> tuple[str, str | None, str | None]:
@@ -126,14 +133,6 @@ class Reader:
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
         confidences = [p.confidence for p in reading.points]
-        if config.checker_reader == "learned":
-            from vision.learned import count_points
-
-            empty = self._empty_board()
-            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty))
-            points, confidences = learned.pairs, learned.probabilities
-            reading.bar_light, reading.bar_dark = learned.bar
-            reading.bar_confidence = learned.bar_probability
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,

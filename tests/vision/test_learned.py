@@ -131,3 +131,28 @@ def test_the_empty_board_photo_stops_a_marble_board_being_read_as_stacks(tmp_pat
     assert empties >= 40
     assert misread["with"] <= 0.2 * empties
     assert misread["with"] <= 0.5 * misread["without"]
+
+
+def test_the_learned_reader_gives_the_dice_stage_a_mask_of_its_own_checkers(small_dataset: Path) -> None:
+    """With the learned counter the classical checker stages are not run; the dice stage's checker
+    mask is drawn from the learned counts: on every stack's base, nowhere on an empty point."""
+    from vision.checkers import checker_mask
+
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    name = _clear_frames(small_dataset, 1)[0]
+    image, label = dataset.image(name), dataset.label(name)
+    obs = Reader(calib, VisionConfig(checker_reader="learned")).read(image, hand=False)
+    assert "checkers" not in obs.timings and "occupancy" not in obs.timings
+    counts = count_points(image, calib.geometry)
+    size = calib.geometry.canonical_size(calib.canonical_width)
+    mask = checker_mask(calib, counts.reading(size, calib.geometry.checker_u), (size[1], size[0]), image.shape[:2])
+    geo = calib.geometry
+    for p, pair in enumerate(label["points"], start=1):
+        if sum(pair) != counts.counts[p - 1]:
+            continue  # a point read wrong says nothing about the mask
+        u = sum(geo.point_u(p)) / 2
+        half = 0.5 * geo.checker_u / geo.aspect  # half a checker, in board heights
+        v = half if geo.point_is_top(p) else 1 - half
+        x, y = (int(round(c)) for c in geo.to_image([[u, v]])[0])
+        assert bool(mask[y, x]) == (sum(pair) > 0), f"P{p}"
