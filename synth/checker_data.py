@@ -21,19 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from synth.cut import cut_datasets
-from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.strips import bar_strips, point_strips
 
-__all__ = ["dataset_strips", "jittered", "main"]
-
-
-def jittered(geometry: BoardGeometry, rng: np.random.Generator, amount: float) -> BoardGeometry:
-    corners = np.asarray(geometry.corners, np.float64)
-    size = float(np.linalg.norm(corners[2] - corners[0]))
-    moved = corners + rng.uniform(-amount, amount, corners.shape) * size
-    return BoardGeometry(corners=moved, image_size=geometry.image_size, bar_u=geometry.bar_u,
-                         aspect=geometry.aspect, checker_u=geometry.checker_u)
+__all__ = ["dataset_strips", "main"]
 
 
 def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
@@ -56,7 +47,7 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
         bar = label.get("bar") or {}
         pairs += [(int(bar.get("light", 0)), 0), (0, int(bar.get("dark", 0)))]
         for k in range(1 + jitter):
-            geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
+            geo = geometry if k == 0 else geometry.nudged(rng, corner_jitter)
             strips.append(np.concatenate([point_strips(image, geo), bar_strips(image, geo)]))
             references.append(np.zeros_like(strips[-1]) if empty is None else
                               np.concatenate([point_strips(empty, geo), bar_strips(empty, geo)]))

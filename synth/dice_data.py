@@ -25,7 +25,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from synth.checker_data import jittered
 from synth.cut import cut_datasets
 from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
@@ -87,7 +86,7 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
         centres = [(x, y) for x, y, _ in dice]
         frame_tilted = label.get("roll") == "void" and label.get("void_reason") in TILTED_REASONS
         for k in range(1 + jitter):
-            geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
+            geo = geometry if k == 0 else geometry.nudged(rng, corner_jitter)
             view, m = find_view(image, geo)
             inside = []
             if centres:

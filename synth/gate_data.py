@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from synth.checker_data import jittered
 from synth.cut import cut_datasets
 from vision.dataset import calibration_for, load_dataset
 from vision.occluder import occluder_view
@@ -40,7 +39,7 @@ def dataset_views(path: Path, jitter: int = 2, corner_jitter: float = 0.006,
             images.append((image, False))
     for image, hand in images:
         for k in range(1 + jitter):
-            geo = geometry if k == 0 else jittered(geometry, rng, corner_jitter)
+            geo = geometry if k == 0 else geometry.nudged(rng, corner_jitter)
             views.append(occluder_view(image, geo))
             hands.append(int(hand))
     if not views:

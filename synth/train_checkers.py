@@ -31,6 +31,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from synth.fit import fit
+from vision.learned import standardise  # the model's input exactly as at run time
 
 MAX_COUNT = 15
 #: share of training strips shown without their empty-board strip
@@ -41,7 +42,7 @@ class CheckerCounter(nn.Module):
     """Strip and its empty-board strip (6, 112, 32), standardised -> logits for 0..15 checkers,
     logits for light / dark."""
 
-    def __init__(self, channels: int = 6) -> None:
+    def __init__(self) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
@@ -50,7 +51,7 @@ class CheckerCounter(nn.Module):
                 nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
                 nn.MaxPool2d(2))
 
-        self.features = nn.Sequential(block(channels, 16), block(16, 32), block(32, 48))  # -> 48 x 14 x 4
+        self.features = nn.Sequential(block(6, 16), block(16, 32), block(32, 48))  # -> 48 x 14 x 4
         self.trunk = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(48 * 14, 96), nn.ReLU(inplace=True))
         self.count = nn.Linear(96, MAX_COUNT + 1)
         self.colour = nn.Linear(96, 2)
@@ -75,15 +76,6 @@ class _Exported(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.model.read(x)
-
-
-def standardise(batch: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 BGR -> (N, 3, H, W) float32, each strip to zero mean and unit spread
-    (the same as vision.learned does at run time)."""
-    x = batch.astype(np.float32)
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
-    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
 def model_input(strips: np.ndarray, references: np.ndarray, has_reference: np.ndarray) -> np.ndarray:
@@ -125,13 +117,13 @@ def augment(batch: np.ndarray, rng: np.random.Generator, perm: np.ndarray | None
 
 
 def augment_pair(strips: np.ndarray, references: np.ndarray, has_reference: np.ndarray,
-                 rng: np.random.Generator, no_reference: float = NO_REFERENCE) -> np.ndarray:
+                 rng: np.random.Generator) -> np.ndarray:
     """The model's input for a training batch: both strips augmented with the same colours and
     mirror but their own light; the empty-board strip dropped for `NO_REFERENCE` of them."""
     n = len(strips)
     perm = np.array([rng.permutation(3) if rng.random() < 0.5 else np.arange(3) for _ in range(n)])
     flip = rng.random(n) < 0.5
-    shown = has_reference & (rng.random(n) >= no_reference)
+    shown = has_reference & (rng.random(n) >= NO_REFERENCE)
     return model_input(augment(strips, rng, perm, flip), augment(references, rng, perm, flip), shown)
 
 
@@ -177,8 +169,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", type=Path, default=None, help="start from this state dict (.pt) instead of scratch")
-    parser.add_argument("--no-reference", type=float, default=NO_REFERENCE,
-                        help="share of strips shown without their empty-board strip")
     parser.add_argument("--empty-keep", type=float, default=0.35, help="share of empty points trained on")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
@@ -195,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         model.load_state_dict(torch.load(args.init))
 
     def loss_of(pick: np.ndarray) -> torch.Tensor:
-        x = torch.from_numpy(augment_pair(strips[pick], data["references"][pick], data["has_reference"][pick], rng,
-                                          args.no_reference))
+        x = torch.from_numpy(augment_pair(strips[pick], data["references"][pick], data["has_reference"][pick], rng))
         y = torch.from_numpy(counts[pick])
         c = torch.from_numpy(colours[pick])
         count_logits, colour_logits = model(x)

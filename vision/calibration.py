@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +127,12 @@ class BoardGeometry:
             aspect=aspect,
             checker_u=config.checker_fraction,
         )
+
+    def nudged(self, rng: np.random.Generator, amount: float) -> BoardGeometry:
+        """The same board with each corner moved by up to ``amount`` of the board's diagonal in x
+        and y (a click a few pixels off, a camera nudged after calibration)."""
+        size = float(np.linalg.norm(self.corners[2] - self.corners[0]))
+        return replace(self, corners=self.corners + rng.uniform(-amount, amount, self.corners.shape) * size)
 
     # --- coordinate transforms -------------------------------------------------------------
     def to_board(self, xy: Any) -> np.ndarray:

@@ -12,7 +12,7 @@ pattern (marble veins, inlay, a dark point) looks like checkers to the counter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,20 +38,28 @@ EMPTY_CUTS = 6
 @dataclass
 class PointCounts:
     """Per point (P1..P24): checkers counted, the counter's probability for that count, and the
-    stack's colour (0 light, 1 dark, None empty); the bar's (light, dark) and its probability, and
-    its near and far halves as (count, colour)."""
+    stack's colour (0 light, 1 dark, None empty); the bar's near and far halves as (count, colour)
+    and the lower of their probabilities."""
 
     counts: list[int]
     probabilities: list[float]
     colours: list[int | None]
-    bar: tuple[int, int] = (0, 0)
-    bar_probability: float = 1.0
     bar_halves: tuple[tuple[int, int | None], tuple[int, int | None]] = ((0, None), (0, None))
+    bar_probability: float = 1.0
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
         return [(n, 0) if c == 0 else (0, n) if c == 1 else (0, 0)
                 for n, c in zip(self.counts, self.colours, strict=True)]
+
+    @property
+    def bar(self) -> tuple[int, int]:
+        """(light, dark) on the bar, whichever half each lies on."""
+        light_dark = [0, 0]
+        for count, colour in self.bar_halves:
+            if colour is not None:
+                light_dark[colour] += count
+        return light_dark[0], light_dark[1]
 
     def reading(self, canonical_size: tuple[int, int], checker_u: float) -> CheckerReading:
         """The counts as a `vision.checkers.CheckerReading` on the canonical board of
@@ -70,7 +78,8 @@ class PointCounts:
         # the bar's runs are measured from the board's far edge: the far half's stack ends at the
         # middle, the near half's starts there
         bar_runs = runs(far, far_colour, h / 2 - min(far, 5) * d) + runs(near, near_colour, h / 2)
-        return CheckerReading(points=points, bar_light=self.bar[0], bar_dark=self.bar[1], bar_runs=bar_runs,
+        light, dark = self.bar
+        return CheckerReading(points=points, bar_light=light, bar_dark=dark, bar_runs=bar_runs,
                               bar_confidence=self.bar_probability)
 
 
@@ -90,9 +99,13 @@ class CheckerCounter:
     def read(self, strips: np.ndarray,
              references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`probabilities` and the (N, 96) features both heads read, each scaled to unit length."""
-        refs = np.zeros((len(strips), 3, *strips.shape[1:3]), np.float32) if references is None \
-            else standardise(references)
-        self.net.setInput(np.ascontiguousarray(np.concatenate([standardise(strips), refs], axis=1)))
+        return self.read_standardised(standardise(strips), None if references is None else standardise(references))
+
+    def read_standardised(self, strips: np.ndarray,
+                          references: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`read` of strips (and references) already through `standardise`."""
+        refs = np.zeros_like(strips) if references is None else references
+        self.net.setInput(np.ascontiguousarray(np.concatenate([strips, refs], axis=1)))
         count, colour, features = self.net.forward(["count", "colour", "features"])
         features = np.asarray(features, np.float64)
         return softmax(count), softmax(colour), features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
@@ -101,10 +114,10 @@ class CheckerCounter:
 @dataclass(frozen=True)
 class EmptyBoard:
     """Each strip (P1..P24, the bar's near and far halves) of the photo of the empty board, as
-    calibrated, and the counter's features of it (unit length): what "nothing here" looks like at
-    each place of this board.  The strips go into the counter beside each frame's."""
+    calibrated and standardised (they go into the counter beside each frame's), and the counter's
+    features of it (unit length): what "nothing here" looks like at each place of this board."""
 
-    strips: np.ndarray
+    references: np.ndarray
     features: np.ndarray
 
     def distances(self, features: np.ndarray) -> np.ndarray:
@@ -137,15 +150,13 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     times more with the corners moved by up to 0.4 % of the board (a click off, seeded), the
     features averaged."""
     rng = np.random.default_rng(seed)
-    corners = np.asarray(geometry.corners, np.float64)
-    size = float(np.linalg.norm(corners[2] - corners[0]))
     counter = _counter(str(model))
-    strips = _strips(image, geometry)
-    total = counter.read(strips, strips)[2]
+    references = standardise(_strips(image, geometry))
+    total = counter.read_standardised(references, references)[2]
     for _ in range(cuts - 1):
-        moved = _strips(image, replace(geometry, corners=corners + rng.uniform(-0.004, 0.004, corners.shape) * size))
-        total = total + counter.read(moved, strips)[2]
-    return EmptyBoard(strips, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
+        moved = standardise(_strips(image, geometry.nudged(rng, 0.004)))
+        total = total + counter.read_standardised(moved, references)[2]
+    return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
 
 
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
@@ -156,8 +167,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     empty board), a strip that looks as it did on the empty board is empty, with the counter's
     probability of an empty point or, if higher, one that falls from 1 to 0 as the distance grows
     to `EMPTY_DISTANCE`."""
-    count_p, colour_p, features = _counter(str(model)).read(_strips(image, geometry),
-                                                           None if empty is None else empty.strips)
+    count_p, colour_p, features = _counter(str(model)).read_standardised(
+        standardise(_strips(image, geometry)), None if empty is None else empty.references)
     if empty is not None:
         distance = empty.distances(features)
         near = distance < EMPTY_DISTANCE
@@ -168,10 +179,6 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     colours: list[int | None] = [int(colour_p[i].argmax()) if counts[i] else None for i in range(len(counts))]
     probabilities = [float(count_p[i, counts[i]]) * (float(colour_p[i].max()) if counts[i] else 1.0)
                      for i in range(len(counts))]
-    bar = [0, 0]
-    for i in (24, 25):
-        if colours[i] is not None:
-            bar[colours[i]] += counts[i]
     return PointCounts(counts=counts[:24], probabilities=probabilities[:24], colours=colours[:24],
-                       bar=(bar[0], bar[1]), bar_probability=min(probabilities[24:]),
-                       bar_halves=((counts[24], colours[24]), (counts[25], colours[25])))
+                       bar_halves=((counts[24], colours[24]), (counts[25], colours[25])),
+                       bar_probability=min(probabilities[24:]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 import cv2
@@ -50,9 +51,6 @@ class Reader:
         # the empty board in camera space for the dice reader (built once, on the first read)
         self._dice_background: Any = None
         self._dice_background_built = False
-        # the learned counter's empty board (vision.learned.EmptyBoard), built on the first read
-        self._empty: Any = None
-        self._empty_board_built = False
 
     def read(self, image: np.ndarray, hand: bool | None = None) -> Observation:
         """Read one settled frame.  ``hand``: the gate's verdict on this very frame
@@ -81,11 +79,16 @@ class Reader:
                                timings=timings)
         if calib.background is None:
             raise ValueError("calibration has no empty-board reference; calibrate with the empty board")
-        canon = timed("warp", lambda: calib.geometry.warp(image, calib.canonical_width))
-        canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
-        lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
-        dice: list[Any] = []
         learned_dice = config.use_dice and config.dice_reader == "learned"
+        learned_checkers = config.checker_reader == "learned"
+        width, height = calib.geometry.canonical_size(calib.canonical_width)
+        canon_shape = (height, width)
+        if not learned_checkers or (self._dice is not None and not learned_dice):
+            # the canonical board in Lab, for the classical checker reader and dice judge only
+            canon = timed("warp", lambda: calib.geometry.warp(image, calib.canonical_width))
+            canon = timed("illumination", lambda: normalise_illumination(canon, calib.background))
+            lab = timed("lab", lambda: cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32))
+        dice: list[Any] = []
         if learned_dice:
             from vision.dice_learned import read_dice as read_learned_dice
 
@@ -97,16 +100,16 @@ class Reader:
                 self._dice_background_built = True
             extra = {"background": self._dice_background} if self._dice_background is not None else {}
             dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry, **extra)))
-        if config.checker_reader == "learned":
+        if learned_checkers:
             from vision.learned import count_points
 
-            empty = self._empty_board()
+            empty = self._empty_board
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty))
-            reading = learned.reading(calib.geometry.canonical_size(calib.canonical_width), calib.geometry.checker_u)
+            reading = learned.reading((width, height), calib.geometry.checker_u)
         else:
-            unknown = np.zeros(canon.shape[:2], bool)
+            unknown = np.zeros(canon_shape, bool)
             if dice:
-                unknown = self._dice_mask(dice, canon.shape[:2])
+                unknown = self._dice_mask(dice, canon_shape)
             occ = timed("occupancy", lambda: occupancy_map(
                 canon, calib.background, config, lab=lab, colours=checker_colours(calib),
                 checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
@@ -114,21 +117,22 @@ class Reader:
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
                                                                occ=occ, dice_xy=dice_xy))
         roll, void_reason, half = "none", None, None
-        if dice and (learned_dice or self._dice is not None):
+        if dice:  # found by the learned reader or vision.dice
             def validity() -> tuple[str, str | None, str | None]:
                 # only near the dice: the judge looks at a die's footprint, the ring of a
                 # checker under it and what it leans on, all within 1.3 die edges of its centre
                 centres = [(float(d.centre[0]), float(d.centre[1])) for d in dice]
                 reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
-                mask = checker_mask(calib, reading, canon.shape[:2], image.shape[:2], near=centres, reach=reach)
+                mask = checker_mask(calib, reading, canon_shape, image.shape[:2], near=centres, reach=reach)
                 if learned_dice:
                     return learned_roll_validity(dice, calib.geometry, mask)
-                dice[:] = self._dice.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
-                occupied = lambda: self._dice.changed_from_empty(  # noqa: E731 - computed only if needed
+                judge = self._dice
+                assert judge is not None
+                dice[:] = judge.plausible_dice(dice, calib.geometry, mask)  # gaps between checkers
+                occupied = lambda: judge.changed_from_empty(  # noqa: E731 - computed only if needed
                     lab, calib.background, calib.geometry, image.shape[:2], near=centres, reach=reach,
                     background_lab=calib.empty_lab(lab.shape))
-                return tuple(self._dice.roll_validity(  # type: ignore[return-value]
-                    dice, calib.geometry, mask, occupied=occupied))
+                return tuple(judge.roll_validity(dice, calib.geometry, mask, occupied=occupied))
 
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
@@ -149,18 +153,17 @@ class Reader:
             doubts=_doubts(calib),
         )
 
+    @cached_property
     def _empty_board(self) -> Any:
-        """The learned counter's view of the calibration's empty-board photo (built once), or None
-        when the calibration has no such photo."""
-        if not self._empty_board_built:
-            calib = self.calibration
-            if (self.config.learned_uses_empty_board and calib.background_source == "empty"
-                    and calib.reference_frame is not None):
-                from vision.learned import empty_board
+        """The learned counter's view of the calibration's empty-board photo (vision.learned.
+        EmptyBoard, built on the first read), or None when the calibration has no such photo."""
+        calib = self.calibration
+        if not (self.config.learned_uses_empty_board and calib.background_source == "empty"
+                and calib.reference_frame is not None):
+            return None
+        from vision.learned import empty_board
 
-                self._empty = empty_board(calib.reference_frame, calib.geometry)
-            self._empty_board_built = True
-        return self._empty
+        return empty_board(calib.reference_frame, calib.geometry)
 
     def _dice_centres(self, dice: list[Any]) -> list[tuple[float, float]]:
         """The dice's centres in canonical px."""
