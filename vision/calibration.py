@@ -247,6 +247,29 @@ class BoardGeometry:
     def die_size_px(self, xy: Any) -> float:
         return 0.42 * self.checker_diameter_px(xy)
 
+    def up_direction(self, xy: Any, hfov_deg: float = 62.0) -> tuple[float, float]:
+        """The unit direction in the image in which "up" (the board's normal, toward the camera)
+        points at image point ``xy``: where a flat die's top face lies from its base, so its side
+        faces show on the other side.  A pinhole camera as in `plane_aspect`; seen from straight
+        above, at the picture's centre, (0, -1)."""
+        w, h = self.image_size
+        f = w / 2 / math.tan(math.radians(hfov_deg) / 2)
+        k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+        b = np.linalg.inv(k) @ self._hinv
+        b = b / np.linalg.norm(b[:, 0])  # camera coordinates in board widths
+        if b[2, 2] < 0:  # the board lies in front of the camera
+            b = -b
+        normal = np.cross(b[:, 0], b[:, 1] / max(float(np.linalg.norm(b[:, 1])), 1e-12))
+        if float(normal @ b[:, 2]) > 0:  # toward the camera
+            normal = -normal
+        u, v = (float(c) for c in self.to_board(xy).reshape(2))
+        base = b @ np.array([u, v, 1.0])
+        pts = (k @ np.stack([base, base + 0.02 * normal], axis=1)).T
+        pts = pts[:, :2] / pts[:, 2:3]
+        d = pts[1] - pts[0]
+        n = float(np.linalg.norm(d))
+        return (0.0, -1.0) if n < 1e-3 * f * 0.02 else (float(d[0] / n), float(d[1] / n))
+
     # --- canonical image -------------------------------------------------------------------
     def canonical_size(self, width: int) -> tuple[int, int]:
         return width, max(8, int(round(width * self.aspect)))

@@ -23,14 +23,23 @@ from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
 from vision.strips import bar_strips, point_strips
 
-__all__ = ["EMPTY_DISTANCE", "MODEL_PATH", "CheckerCounter", "EmptyBoard", "PointCounts", "count_points",
-           "empty_board"]
+__all__ = ["AMBIGUOUS_DISTANCE", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
+           "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
 #: photo reads as empty (chosen on tuning sets: empty points mostly within 0.1 of it, occupied
 #: points mostly beyond 0.15)
 EMPTY_DISTANCE = 0.1
+#: a strip read as occupied whose features still lie within this distance of the empty board's, and
+#: for which the counter itself gives an empty point at least `DOUBTFUL_EMPTY`, reads empty (a moved
+#: lamp's shadow or glare on an empty point, chosen on tuning sets: such readings were wrong 4 times
+#: in 5)
+AMBIGUOUS_DISTANCE = 0.25
+DOUBTFUL_EMPTY = 0.1
+#: the probability of an empty reading at the edge of `EMPTY_DISTANCE` (strips that close to the
+#: empty board were empty 99 times in 100 on the tuning sets)
+NEAR_EMPTY_FLOOR = 0.5
 #: the empty board is cut this many times (as calibrated, then corners a click off) and averaged
 EMPTY_CUTS = 6
 
@@ -159,22 +168,40 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
 
 
+def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: float = EMPTY_DISTANCE,
+                 ambiguous_distance: float = AMBIGUOUS_DISTANCE, doubtful_empty: float = DOUBTFUL_EMPTY,
+                 near_floor: float = NEAR_EMPTY_FLOOR) -> np.ndarray:
+    """The counter's (N, 16) probabilities judged against the empty board, given each strip's
+    feature distance to the same strip of the empty board (`count_points` says how)."""
+    count_p = count_p.copy()
+    near = distance < empty_distance
+    empty_p = np.maximum(count_p[near, 0], 1.0 - (1.0 - near_floor) * distance[near] / empty_distance)
+    count_p[near] = 0.0
+    count_p[near, 0] = empty_p
+    # still close to the empty board, and the counter not sure there is anything: empty, with the
+    # probability the counter splits between empty and what it would have counted
+    top = count_p[:, 1:].max(axis=1)
+    shaded = (distance < ambiguous_distance) & (count_p[:, 0] >= doubtful_empty) & (top > count_p[:, 0])
+    share = count_p[shaded, 0] / (count_p[shaded, 0] + top[shaded])
+    count_p[shaded] = 0.0
+    count_p[shaded, 0] = share
+    return count_p
+
+
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
                  empty: EmptyBoard | None = None) -> PointCounts:
     """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
     (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
     empty board), a strip that looks as it did on the empty board is empty, with the counter's
-    probability of an empty point or, if higher, one that falls from 1 to 0 as the distance grows
-    to `EMPTY_DISTANCE`."""
+    probability of an empty point or, if higher, one that falls from 1 to `NEAR_EMPTY_FLOOR` as
+    the distance grows to `EMPTY_DISTANCE`; one still within `AMBIGUOUS_DISTANCE` of it whose counter gives an empty
+    point at least `DOUBTFUL_EMPTY` reads empty too, with the counter's share for empty of the two
+    readings."""
     count_p, colour_p, features = _counter(str(model)).read_standardised(
         standardise(_strips(image, geometry)), None if empty is None else empty.references)
     if empty is not None:
-        distance = empty.distances(features)
-        near = distance < EMPTY_DISTANCE
-        empty_p = np.maximum(count_p[near, 0], 1.0 - distance[near] / EMPTY_DISTANCE)
-        count_p[near] = 0.0
-        count_p[near, 0] = empty_p
+        count_p = beside_empty(count_p, empty.distances(features))
     counts = [int(i) for i in count_p.argmax(axis=1)]
     colours: list[int | None] = [int(colour_p[i].argmax()) if counts[i] else None for i in range(len(counts))]
     probabilities = [float(count_p[i, counts[i]]) * (float(colour_p[i].max()) if counts[i] else 1.0)

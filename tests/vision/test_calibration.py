@@ -108,3 +108,23 @@ def test_an_oblique_view_keeps_the_boards_proportions(tilt: float) -> None:
             assert abs(geo.aspect - 0.79) < 0.02, (tilt, hfov, geo.aspect)
         else:
             assert abs(geo.aspect - 0.79) < 0.6 * abs(sides - 0.79), (tilt, hfov, geo.aspect, sides)
+
+
+def test_up_on_the_board_points_away_from_the_camera_in_the_picture() -> None:
+    # Where a die's top face lies from its base in the picture (its side faces show on the other
+    # side): from straight above, radially away from the picture's centre; from beyond the near
+    # edge, toward the far edge, leaning outward at the sides.
+    above = BoardGeometry.from_corners(camera_corners(0.79, 500.0, (0.0, 0.0), tilt_deg=0.0, roll_deg=0.0,
+                                                      hfov_deg=62.0), (1280, 720))
+    for dx, dy in ((200.0, 100.0), (-150.0, 120.0), (0.0, -180.0)):
+        ux, uy = above.up_direction((640 + dx, 360 + dy))
+        assert np.hypot(ux, uy) == pytest.approx(1.0)
+        assert ux * dx + uy * dy > 0.99 * np.hypot(dx, dy), (dx, dy, ux, uy)
+    oblique = BoardGeometry.from_corners(camera_corners(0.79, 500.0, (0.0, 0.0), tilt_deg=35.0, roll_deg=0.0,
+                                                        hfov_deg=62.0), (1280, 720))
+    middle = oblique.to_image([0.5, 0.5]).reshape(2)
+    left = oblique.to_image([0.05, 0.5]).reshape(2)
+    right = oblique.to_image([0.95, 0.5]).reshape(2)
+    ux, uy = oblique.up_direction(middle)
+    assert uy < -0.95 and abs(ux) < 0.1
+    assert oblique.up_direction(left)[0] < -0.1 and oblique.up_direction(right)[0] > 0.1

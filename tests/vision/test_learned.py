@@ -12,7 +12,16 @@ import pytest
 from vision.calibration import calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
-from vision.learned import MODEL_PATH, CheckerCounter, count_points, empty_board
+from vision.learned import (
+    AMBIGUOUS_DISTANCE,
+    EMPTY_DISTANCE,
+    MODEL_PATH,
+    CheckerCounter,
+    beside_empty,
+    count_points,
+    empty_board,
+)
+from vision.observation import QUESTION_CONFIDENCE
 from vision.pipeline import Reader
 from vision.strips import STRIP_SIZE, point_strips
 
@@ -32,6 +41,29 @@ def test_probabilities_of_every_count_for_each_strip() -> None:
         counts, colours = CheckerCounter().probabilities(strips, references)
         assert counts.shape == (3, 16) and colours.shape == (3, 2)
         assert np.allclose(counts.sum(axis=1), 1.0) and np.allclose(colours.sum(axis=1), 1.0)
+
+
+def _counter_says(empty: float, one: float) -> np.ndarray:
+    p = np.full(16, (1.0 - empty - one) / 14)
+    p[0], p[1] = empty, one
+    return p
+
+
+def test_strips_that_look_like_the_empty_board_read_empty_and_sure_enough() -> None:
+    """A strip that looks as the empty board did is empty, sure enough for the referee to judge
+    (above its question threshold) even when the counter alone hesitates; a strip a moved lamp
+    shaded, still close to the empty board and with the counter itself unsure, is empty too; a
+    single checker the counter is sure of, or anything far from the empty board, stays counted."""
+    counter = np.stack([_counter_says(0.2, 0.7),   # near the empty board: empty
+                        _counter_says(0.3, 0.6),   # shaded: empty
+                        _counter_says(0.01, 0.95),  # one checker, close to the empty look
+                        _counter_says(0.3, 0.6)])  # far from the empty board: counted
+    distance = np.array([0.9 * EMPTY_DISTANCE, (EMPTY_DISTANCE + AMBIGUOUS_DISTANCE) / 2,
+                         (EMPTY_DISTANCE + AMBIGUOUS_DISTANCE) / 2, 2 * AMBIGUOUS_DISTANCE])
+    judged = beside_empty(counter, distance)
+    assert list(judged.argmax(axis=1)) == [0, 0, 1, 1]
+    assert judged[0, 0] >= QUESTION_CONFIDENCE
+    assert np.array_equal(judged[2:], counter[2:])
 
 
 def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
