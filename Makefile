@@ -7,7 +7,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto povray
 PYTEST_ARGS ?=
 
-.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-checkers train-gate train-dice
+.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-renders train-checkers train-gate train-dice
 
 all: test
 
@@ -62,15 +62,19 @@ bench: setup
 clean:
 	rm -rf .venv build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
-# The learned checker counter (vision/models/checker_count.onnx): renders its training data
-# (2-D renderer seeds 20001-20006, 150 frames each; the 3-D yardstick's tuning designs only:
-# seed 1901 (40 frames, and 20 under the calibration light), 2601 (640x360, half with hands),
-# 2701 and 2702 (24 each) and 3301 (60)), cuts the point strips with their empty-board strips
-# and trains, in its own environment (PyTorch is a development tool, never a dependency of
-# the appliance).  Hours on 2 cores; the data are cached in $(TRAIN_CACHE), outside the repository.
+# The learned readers (vision/models/*.onnx) are trained on renders of the 3-D yardstick's
+# *tuning* designs only (never the held-out ones) and on the 2-D renderer, in their own
+# environment (PyTorch is a development tool, never a dependency of the appliance).  Renders are
+# cached in $(TRAIN_CACHE), outside the repository; hours on 2 cores the first time.
 TRAIN_CACHE ?= $(HOME)/.cache/referee-train
 TRAIN_PY    := .venv-train/bin/python
 TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 == "tuning" {print $$1}')
+# The 3-D tuning sets, DIR:SEED:FRAMES[:more render3d options]: seed 1901 with the lamp moved and
+# under the calibration light; 640x360 frames half with a hand (seeds 2601, 2602); seeds 2701,
+# 2702, 2703 (few hands) and 3301.
+TRAIN_3D = 3d:1901:40 3d-same:1901:20:--same-light gate3d:2601:40:--size=640x360:--occluded-rate=0.5 \
+  gate3d2:2602:80:--size=640x360:--occluded-rate=0.5 dice3d:2701:24:--occluded-rate=0.05 \
+  dice3d2:2702:24:--occluded-rate=0.05 dice3d3:2703:80:--occluded-rate=0.05 checkers3d:3301:60
 
 .venv-train/stamp:
 	test -x $(TRAIN_PY) || python3 -m venv .venv-train
@@ -79,56 +83,53 @@ TUNING_DESIGNS = $$(.venv/bin/referee render3d --list-designs | awk -F'\t' '$$2 
 
 train: train-checkers train-gate train-dice
 
-train-checkers: setup .venv-train/stamp
-	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/3d-same $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/dice3d \
-	  $(TRAIN_CACHE)/dice3d2 $(TRAIN_CACHE)/checkers3d $(TRAIN_CACHE)/strips
+# every 3-D tuning set above, each tuning design (what is already cached is kept)
+train-renders: setup
+	for set in $(TRAIN_3D); do \
+	  dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; rest=$${rest#*:}; frames=$${rest%%:*}; \
+	  opts=$$(echo "$$rest" | awk -F: '{for (i = 2; i <= NF; i++) printf "%s ", $$i}' | tr '=' ' '); \
+	  for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/$$dir/$$d || .venv/bin/referee render3d \
+	    --dataset $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed $$opts --quiet || exit 1; done; \
+	done
+
+# The learned checker counter (vision/models/checker_count.onnx): 2-D renderer seeds 20001-20006
+# (150 frames each) and every 3-D tuning set; the point strips cut with their empty-board strips.
+train-checkers: train-renders .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/strips
 	for s in $$(seq 20001 20006); do test -d $(TRAIN_CACHE)/2d/s$$s || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
-	for d in $(TUNING_DESIGNS); do \
-	  test -d $(TRAIN_CACHE)/3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; \
-	  test -d $(TRAIN_CACHE)/3d-same/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d-same/$$d --design $$d --frames 20 --seed 1901 --same-light; \
-	  test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; \
-	  test -d $(TRAIN_CACHE)/dice3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d/$$d --design $$d --frames 24 --seed 2701 --occluded-rate 0.05; \
-	  test -d $(TRAIN_CACHE)/dice3d2/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d2/$$d --design $$d --frames 24 --seed 2702 --occluded-rate 0.05; \
-	  test -d $(TRAIN_CACHE)/checkers3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/checkers3d/$$d --design $$d --frames 60 --seed 3301; \
-	done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
-	for k in 3d 3d-same gate3d dice3d dice3d2 checkers3d; do \
-	  $(PY) -m synth.checker_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/strips/$$k --jitter 3; done
+	for set in $(TRAIN_3D); do k=$${set%%:*}; \
+	  $(PY) -m synth.checker_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/strips/$$k --jitter 3 || exit 1; done
 	$(TRAIN_PY) -m synth.train_checkers --train $(TRAIN_CACHE)/strips/*/*.npz \
 	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
-# and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D yardstick's
-# tuning designs at 640x360, 40 frames each at seed 2601, half with a hand.
-train-gate: setup .venv-train/stamp
-	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/views
+# and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D sets with
+# hands (seeds 2601 and 2602, 640x360, half with a hand; corners moved by up to 6 px, seed 2601
+# counted twice) and, once each, the 3-D tuning sets of seeds 1901, 2701, 2702 and 3301 (mostly clear
+# frames under a moved lamp).
+train-gate: train-renders .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/views
 	for s in $$(seq 21001 21004); do test -d $(TRAIN_CACHE)/gate2d/s$$s || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/s$$s --frames 200 --seed $$s --occluded-rate 0.5 >/dev/null; done
 	for s in $$(seq 21101 21140); do test -d $(TRAIN_CACHE)/gate2d/m$$s || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/m$$s --frames 25 --seed $$s --occluded-rate 0.5 >/dev/null; done
-	for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d \
-	  --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; done
 	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate2d/* --out $(TRAIN_CACHE)/views/2d --jitter 0
-	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate3d/* --out $(TRAIN_CACHE)/views/3d --jitter 6
-	t3=$$(ls $(TRAIN_CACHE)/views/3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
-	  --train $(TRAIN_CACHE)/views/2d/*.npz $$t3 $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0
+	for k in gate3d gate3d2; do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
+	for k in 3d 3d-same dice3d dice3d2 checkers3d; do \
+	  $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 1 || exit 1; done
+	t3=$$(ls $(TRAIN_CACHE)/views/gate3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
+	  --train $(TRAIN_CACHE)/views/*/*.npz $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0
 
 # The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx): 2-D renderer seeds
-# 22001-22005 (250 frames); the 3-D yardstick's tuning designs: seed 1901 (40 frames, as
-# train-checkers renders them; and 20 more under the calibration light), seed 2601 at 640x360 (as
-# train-gate renders them) and seed 2701 (24 frames).  Clear frames only; the finder's views twice
+# 22001-22005 (250 frames); every 3-D tuning set.  Clear frames only; the finder's views twice
 # (corners as calibrated and a click off) for the 3-D ones.
-train-dice: setup .venv-train/stamp
-	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/3d $(TRAIN_CACHE)/3d-same $(TRAIN_CACHE)/gate3d $(TRAIN_CACHE)/dice3d $(TRAIN_CACHE)/dicenpz
+train-dice: train-renders .venv-train/stamp
+	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz
 	for s in $$(seq 22001 22005); do test -d $(TRAIN_CACHE)/dice2d/s$$s || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/dice2d/s$$s --frames 250 --seed $$s >/dev/null; done
-	for d in $(TUNING_DESIGNS); do \
-	  test -d $(TRAIN_CACHE)/3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d/$$d --design $$d --frames 40 --seed 1901; \
-	  test -d $(TRAIN_CACHE)/3d-same/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/3d-same/$$d --design $$d --frames 20 --seed 1901 --same-light; \
-	  test -d $(TRAIN_CACHE)/gate3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/gate3d/$$d --design $$d --frames 40 --seed 2601 --size 640x360 --occluded-rate 0.5; \
-	  test -d $(TRAIN_CACHE)/dice3d/$$d || .venv/bin/referee render3d --dataset $(TRAIN_CACHE)/dice3d/$$d --design $$d --frames 24 --seed 2701 --occluded-rate 0.05; \
-	done
 	$(PY) -m synth.dice_data $(TRAIN_CACHE)/dice2d/* --out $(TRAIN_CACHE)/dicenpz --jitter 0
-	$(PY) -m synth.dice_data $(TRAIN_CACHE)/3d/* $(TRAIN_CACHE)/3d-same/* $(TRAIN_CACHE)/gate3d/* $(TRAIN_CACHE)/dice3d/* --out $(TRAIN_CACHE)/dicenpz --jitter 1
-	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out vision/models --epochs 14 --read-epochs 24 --seed 0
+	$(PY) -m synth.dice_data $$(for set in $(TRAIN_3D); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
+	  --out $(TRAIN_CACHE)/dicenpz --jitter 1
+	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out vision/models --epochs 8 --read-epochs 24 --seed 0

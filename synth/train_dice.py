@@ -84,6 +84,17 @@ def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def turned(batch: np.ndarray, rng: np.random.Generator, degrees: float = 12.0) -> np.ndarray:
+    """Each crop turned by a few degrees: the crops are cut with the board's "up" at the top
+    (vision.dice_learned.die_crop), from a camera model that is only nearly right."""
+    out = np.empty_like(batch)
+    n, h, w = batch.shape[:3]
+    for i, angle in enumerate(rng.uniform(-degrees, degrees, n)):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), float(angle), 1.0)
+        out[i] = cv2.warpAffine(batch[i], m, (w, h), borderMode=cv2.BORDER_REFLECT)
+    return out
+
+
 def load(paths: list[Path]) -> dict[str, np.ndarray]:
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("views", "heats", "crops", "values", "crop_frame", "tilted",
                                                           "crop_tilted")}
@@ -149,10 +160,8 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
     pos_weight = torch.tensor([min(10.0, (1 - share) / max(share, 1e-3)) / 2])
 
     def loss_of(pick: np.ndarray) -> torch.Tensor:
-        x = photometric(crops[pick], rng)
-        k = int(rng.integers(0, 4))
-        x = np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))
-        if rng.random() < 0.5:
+        x = turned(photometric(crops[pick], rng), rng)
+        if rng.random() < 0.5:  # a mirror keeps "up" at the top
             x = np.ascontiguousarray(x[:, :, ::-1])
         out = model(torch.from_numpy(standardise(x)))
         loss = F.cross_entropy(out[:, :7], torch.from_numpy(values[pick]))

@@ -6,7 +6,8 @@ the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2
 1. **find**: the board and a margin around it, rectified through the calibration's homography to
    `FIND_SIZE`, gives a heat map (a quarter of the view's size) that peaks at each die's centre;
 2. **read**: a square cut from the camera frame around each peak, `CROP_DIES` die sizes wide
-   (the calibration knows a die's size there), scaled to `CROP_SIZE`, gives the top face's value
+   (the calibration knows a die's size there) and turned so that the board's "up" there points to
+   its top, scaled to `CROP_SIZE`, gives the top face's value
    (or "no die": a checker's rim or a glint the finder took for a die) and whether the die does
    not lie flat (cocked, or on a checker).
 
@@ -79,12 +80,17 @@ def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, n
 
 def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float],
              scale: float = 1.0) -> np.ndarray:
-    """A square of the frame around ``centre``, `CROP_DIES` die sizes (times ``scale``) wide."""
+    """A square of the frame around ``centre``, `CROP_DIES` die sizes (times ``scale``) wide, turned
+    so that "up" there (`BoardGeometry.up_direction`) points to the crop's top: a die lying flat
+    shows its side faces below its top face wherever it lies and however the camera looks."""
     side = max(6.0, CROP_DIES * scale * geometry.die_size_px(centre))
     cx, cy = centre
-    src = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
-                    [cx + side / 2, cy + side / 2]], np.float32)
-    dst = np.array([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE]], np.float32)
+    ux, uy = geometry.up_direction(centre)
+    across = np.array([-uy, ux]) * side / 2  # the crop's x axis in the image
+    down = np.array([-ux, -uy]) * side / 2  # the crop's y axis
+    c = np.array([cx, cy])
+    src = np.float32([c - across - down, c + across - down, c + across + down])
+    dst = np.float32([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE]])
     m = cv2.getAffineTransform(src, dst)
     interp = cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
     return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
