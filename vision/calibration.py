@@ -247,12 +247,14 @@ class BoardGeometry:
     def die_size_px(self, xy: Any) -> float:
         return 0.42 * self.checker_diameter_px(xy)
 
-    def up_direction(self, xy: Any, hfov_deg: float = 62.0) -> tuple[float, float]:
+    def up_direction(self, xy: Any, hfov_deg: float | None = None) -> tuple[float, float]:
         """The unit direction in the image in which "up" (the board's normal, toward the camera)
         points at image point ``xy``: where a flat die's top face lies from its base, so its side
-        faces show on the other side.  A pinhole camera as in `plane_aspect`; seen from straight
-        above, at the picture's centre, (0, -1)."""
+        faces show on the other side.  A pinhole camera as in `plane_aspect` (``hfov_deg``: the
+        configuration's `camera_hfov_deg`); straight below the camera, where up points at the
+        camera itself, (0, -1)."""
         w, h = self.image_size
+        hfov_deg = VisionConfig().camera_hfov_deg if hfov_deg is None else hfov_deg
         f = w / 2 / math.tan(math.radians(hfov_deg) / 2)
         k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
         b = np.linalg.inv(k) @ self._hinv
@@ -268,7 +270,7 @@ class BoardGeometry:
         pts = pts[:, :2] / pts[:, 2:3]
         d = pts[1] - pts[0]
         n = float(np.linalg.norm(d))
-        return (0.0, -1.0) if n < 1e-3 * f * 0.02 else (float(d[0] / n), float(d[1] / n))
+        return (0.0, -1.0) if n < 1e-6 else (float(d[0] / n), float(d[1] / n))
 
     # --- canonical image -------------------------------------------------------------------
     def canonical_size(self, width: int) -> tuple[int, int]:
