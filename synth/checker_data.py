@@ -22,7 +22,7 @@ import numpy as np
 
 from synth.cut import cut_datasets
 from vision.dataset import calibration_for, load_dataset
-from vision.strips import bar_strips, point_strips
+from vision.strips import board_strips
 
 __all__ = ["dataset_strips", "main"]
 
@@ -33,6 +33,7 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
     dataset = load_dataset(path)
     geometry = calibration_for(dataset).geometry
     empty, _ = dataset.reference("empty")
+    calibrated = None if empty is None else board_strips(empty, geometry)  # the same for every frame
     rng = np.random.default_rng(seed)
     strips: list[np.ndarray] = []
     references: list[np.ndarray] = []
@@ -48,9 +49,9 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
         pairs += [(int(bar.get("light", 0)), 0), (0, int(bar.get("dark", 0)))]
         for k in range(1 + jitter):
             geo = geometry if k == 0 else geometry.nudged(rng, corner_jitter)
-            strips.append(np.concatenate([point_strips(image, geo), bar_strips(image, geo)]))
+            strips.append(board_strips(image, geo))
             references.append(np.zeros_like(strips[-1]) if empty is None else
-                              np.concatenate([point_strips(empty, geo), bar_strips(empty, geo)]))
+                              calibrated if k == 0 else board_strips(empty, geo))
             counts.extend(a + b for a, b in pairs)
             colours.extend(0 if a and not b else 1 if b and not a else -1 for a, b in pairs)
     if not strips:

@@ -85,16 +85,13 @@ def model_input(strips: np.ndarray, references: np.ndarray, has_reference: np.nd
     return np.ascontiguousarray(np.concatenate([standardise(strips), refs], axis=1))
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator, perm: np.ndarray | None = None,
-            flip: np.ndarray | None = None) -> np.ndarray:
+def augment(batch: np.ndarray, rng: np.random.Generator, perm: np.ndarray, flip: np.ndarray) -> np.ndarray:
     """Light, colour and camera changes a club's board can show that the renders may not.
-    ``perm`` (N, 3) channel orders and ``flip`` (N,) mirrors: given, so a strip and its
+    ``perm`` (N, 3) channel orders and ``flip`` (N,) mirrors are given, so that a strip and its
     empty-board strip get the same colours and the same side while their light changes apart."""
     x = batch.astype(np.float32)
     n = len(x)
     # colour: shuffle channels (other checker/point colours), white balance, gain, gamma
-    if perm is None:
-        perm = np.array([rng.permutation(3) if rng.random() < 0.5 else np.arange(3) for _ in range(n)])
     x = np.take_along_axis(x, perm[:, None, None, :], axis=3)
     x *= rng.uniform(0.85, 1.15, (n, 1, 1, 3)) * rng.uniform(0.55, 1.4, (n, 1, 1, 1))
     x = np.clip(x, 0, 255)
@@ -110,8 +107,6 @@ def augment(batch: np.ndarray, rng: np.random.Generator, perm: np.ndarray | None
         import cv2
 
         out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
-    if flip is None:
-        flip = rng.random(n) < 0.5
     out[flip] = out[flip][:, :, ::-1]
     return out
 

@@ -51,12 +51,19 @@ def plane_aspect(corners: np.ndarray, image_size: tuple[int, int], hfov_deg: flo
     to the corners is K [r1, aspect * r2, t] up to scale, so aspect = |K^-1 h2| / |K^-1 h1|.  Seen
     from straight above this is the sides' ratio whatever the focal length; obliquely, a focal
     length 20% off errs by a few per cent where the sides' ratio errs by 15-30%."""
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    b = _camera_plane(cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32)), image_size, hfov_deg)[1]
+    return float(np.linalg.norm(b[:, 1]) / max(float(np.linalg.norm(b[:, 0])), 1e-12))
+
+
+def _camera_plane(hinv: np.ndarray, image_size: tuple[int, int], hfov_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """The pinhole camera matrix K (square pixels, principal point at the picture's centre,
+    ``hfov_deg`` wide) and K^-1 times ``hinv`` (the homography from the unit square to the board's
+    corners in the picture): the board's axes and origin in camera coordinates, up to scale."""
     w, h = image_size
     f = w / 2 / math.tan(math.radians(hfov_deg) / 2)
-    k_inv = np.array([[1 / f, 0, -w / (2 * f)], [0, 1 / f, -h / (2 * f)], [0, 0, 1]])
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    b = k_inv @ cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32))
-    return float(np.linalg.norm(b[:, 1]) / max(float(np.linalg.norm(b[:, 0])), 1e-12))
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+    return k, np.linalg.inv(k) @ hinv
 
 
 def lab_at(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -86,6 +93,8 @@ class BoardGeometry:
     _warps: dict[int, np.ndarray] = field(init=False, repr=False, default_factory=dict)
     _scales: dict[tuple[float, float], tuple[float, float]] = field(init=False, repr=False, compare=False,
                                                                default_factory=dict)
+    _poses: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(init=False, repr=False, compare=False,
+                                                                          default_factory=dict)
 
     def __post_init__(self) -> None:
         self.corners = _as_points(self.corners)
@@ -99,6 +108,7 @@ class BoardGeometry:
             raise ValueError("board corners enclose no area")
         self._warps = {}
         self._scales = {}
+        self._poses = {}
 
     # --- construction ----------------------------------------------------------------------
     @classmethod
@@ -253,17 +263,7 @@ class BoardGeometry:
         faces show on the other side.  A pinhole camera as in `plane_aspect` (``hfov_deg``: the
         configuration's `camera_hfov_deg`); straight below the camera, where up points at the
         camera itself, (0, -1)."""
-        w, h = self.image_size
-        hfov_deg = VisionConfig().camera_hfov_deg if hfov_deg is None else hfov_deg
-        f = w / 2 / math.tan(math.radians(hfov_deg) / 2)
-        k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
-        b = np.linalg.inv(k) @ self._hinv
-        b = b / np.linalg.norm(b[:, 0])  # camera coordinates in board widths
-        if b[2, 2] < 0:  # the board lies in front of the camera
-            b = -b
-        normal = np.cross(b[:, 0], b[:, 1] / max(float(np.linalg.norm(b[:, 1])), 1e-12))
-        if float(normal @ b[:, 2]) > 0:  # toward the camera
-            normal = -normal
+        k, b, normal = self._camera_pose(VisionConfig().camera_hfov_deg if hfov_deg is None else hfov_deg)
         u, v = (float(c) for c in self.to_board(xy).reshape(2))
         base = b @ np.array([u, v, 1.0])
         pts = (k @ np.stack([base, base + 0.02 * normal], axis=1)).T
@@ -271,6 +271,21 @@ class BoardGeometry:
         d = pts[1] - pts[0]
         n = float(np.linalg.norm(d))
         return (0.0, -1.0) if n < 1e-6 else (float(d[0] / n), float(d[1] / n))
+
+    def _camera_pose(self, hfov_deg: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """K, the board's axes and origin in camera coordinates (board widths) and its unit normal
+        toward the camera, for a pinhole camera ``hfov_deg`` wide (computed once per width)."""
+        pose = self._poses.get(hfov_deg)
+        if pose is None:
+            k, b = _camera_plane(self._hinv, self.image_size, hfov_deg)
+            b = b / np.linalg.norm(b[:, 0])
+            if b[2, 2] < 0:  # the board lies in front of the camera
+                b = -b
+            normal = np.cross(b[:, 0], b[:, 1] / max(float(np.linalg.norm(b[:, 1])), 1e-12))
+            if float(normal @ b[:, 2]) > 0:  # toward the camera
+                normal = -normal
+            pose = self._poses[hfov_deg] = (k, b, normal)
+        return pose
 
     # --- canonical image -------------------------------------------------------------------
     def canonical_size(self, width: int) -> tuple[int, int]:

@@ -21,7 +21,7 @@ import numpy as np
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
-from vision.strips import bar_strips, point_strips
+from vision.strips import board_strips
 
 __all__ = ["AMBIGUOUS_DISTANCE", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
            "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board"]
@@ -102,17 +102,14 @@ class CheckerCounter:
                       references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(N, H, W, 3) uint8 strips (and the same strips of the empty board, when there is a
         photo of it) -> (N, 16) probabilities of 0..15 checkers and (N, 2) of light / dark."""
-        count, colour, _ = self.read(strips, references)
+        count, colour, _ = self.read_standardised(standardise(strips),
+                                                  None if references is None else standardise(references))
         return count, colour
-
-    def read(self, strips: np.ndarray,
-             references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`probabilities` and the (N, 96) features both heads read, each scaled to unit length."""
-        return self.read_standardised(standardise(strips), None if references is None else standardise(references))
 
     def read_standardised(self, strips: np.ndarray,
                           references: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`read` of strips (and references) already through `standardise`."""
+        """`probabilities` of strips (and references) already through `standardise`, and the
+        (N, 96) features both heads read, each scaled to unit length."""
         refs = np.zeros_like(strips) if references is None else references
         self.net.setInput(np.ascontiguousarray(np.concatenate([strips, refs], axis=1)))
         count, colour, features = self.net.forward(["count", "colour", "features"])
@@ -149,10 +146,6 @@ def _counter(path: str) -> CheckerCounter:
     return CheckerCounter(path)
 
 
-def _strips(image: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
-    return np.concatenate([point_strips(image, geometry), bar_strips(image, geometry)])
-
-
 def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
                 cuts: int = EMPTY_CUTS, seed: int = 0) -> EmptyBoard:
     """The `EmptyBoard` of a photo of the empty board: its strips cut as calibrated and ``cuts - 1``
@@ -160,10 +153,10 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     features averaged."""
     rng = np.random.default_rng(seed)
     counter = _counter(str(model))
-    references = standardise(_strips(image, geometry))
+    references = standardise(board_strips(image, geometry))
     total = counter.read_standardised(references, references)[2]
     for _ in range(cuts - 1):
-        moved = standardise(_strips(image, geometry.nudged(rng, 0.004)))
+        moved = standardise(board_strips(image, geometry.nudged(rng, 0.004)))
         total = total + counter.read_standardised(moved, references)[2]
     return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
 
@@ -172,7 +165,11 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
                  ambiguous_distance: float = AMBIGUOUS_DISTANCE, doubtful_empty: float = DOUBTFUL_EMPTY,
                  near_floor: float = NEAR_EMPTY_FLOOR) -> np.ndarray:
     """The counter's (N, 16) probabilities judged against the empty board, given each strip's
-    feature distance to the same strip of the empty board (`count_points` says how)."""
+    feature distance to the same strip of the empty board: a strip that looks as it did on the
+    empty board (within ``empty_distance``) is empty, with the counter's probability of an empty
+    point or, if higher, one that falls from 1 to ``near_floor`` as the distance grows; one still
+    within ``ambiguous_distance`` whose counter gives an empty point at least ``doubtful_empty``
+    reads empty too, with the counter's share for empty of the two readings."""
     count_p = count_p.copy()
     near = distance < empty_distance
     empty_p = np.maximum(count_p[near, 0], 1.0 - (1.0 - near_floor) * distance[near] / empty_distance)
@@ -193,13 +190,10 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
     (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
-    empty board), a strip that looks as it did on the empty board is empty, with the counter's
-    probability of an empty point or, if higher, one that falls from 1 to `NEAR_EMPTY_FLOOR` as
-    the distance grows to `EMPTY_DISTANCE`; one still within `AMBIGUOUS_DISTANCE` of it whose counter gives an empty
-    point at least `DOUBTFUL_EMPTY` reads empty too, with the counter's share for empty of the two
-    readings."""
+    empty board), each strip is read beside the empty board's and judged against it
+    (`beside_empty`)."""
     count_p, colour_p, features = _counter(str(model)).read_standardised(
-        standardise(_strips(image, geometry)), None if empty is None else empty.references)
+        standardise(board_strips(image, geometry)), None if empty is None else empty.references)
     if empty is not None:
         count_p = beside_empty(count_p, empty.distances(features))
     counts = [int(i) for i in count_p.argmax(axis=1)]

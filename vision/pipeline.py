@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -27,6 +27,9 @@ from vision.checkers import (
 from vision.config import VisionConfig
 from vision.gate import Gate
 from vision.observation import Observation
+
+if TYPE_CHECKING:
+    from vision.learned import EmptyBoard
 
 __all__ = ["Reader", "dice_module", "learned_roll_validity"]
 
@@ -154,7 +157,7 @@ class Reader:
         )
 
     @cached_property
-    def _empty_board(self) -> Any:
+    def _empty_board(self) -> EmptyBoard | None:
         """The learned counter's view of the calibration's empty-board photo (vision.learned.
         EmptyBoard, built on the first read), or None when the calibration has no such photo."""
         calib = self.calibration

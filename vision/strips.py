@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.calibration import BoardGeometry
 
-__all__ = ["STRIP_SIZE", "STRIP_WIDTH_POINTS", "bar_strips", "point_strips", "strip_quad"]
+__all__ = ["STRIP_SIZE", "STRIP_WIDTH_POINTS", "bar_strips", "board_strips", "point_strips", "strip_quad"]
 
 #: strip size in pixels (width, height): a checker is about 20 px across
 STRIP_SIZE = (32, 112)
@@ -59,3 +59,9 @@ def point_strips(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, in
     """The 24 points' strips, (24, height, width, 3) uint8, index 0 = P1, the base at the bottom
     row and the point's left (seen from its base) at the left."""
     return np.stack([_cut(image, geometry, strip_quad(geometry, p), size) for p in range(1, 25)])
+
+
+def board_strips(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, int] = STRIP_SIZE) -> np.ndarray:
+    """Every strip the checker counter reads, (26, height, width, 3): P1..P24, then the bar's near
+    and far halves."""
+    return np.concatenate([point_strips(image, geometry, size), bar_strips(image, geometry, size)])
