@@ -1,6 +1,8 @@
 """The dice readers side by side: classical (vision.dice) and learned (vision.dice_learned) on the
 same labelled datasets, read by the whole pipeline with the hand gate overruled (the readers
-alone), one OpenCV thread.
+alone), one OpenCV thread.  Each with the checker reader of its kind (whether a die lies on a
+checker is judged from the checkers read): the classical with the classical counter, the learned
+with the learned one.
 
     .venv/bin/python bench/dice_readers.py [DATASET...] [--json]
 
@@ -28,7 +30,7 @@ READERS = ("classical", "learned")
 
 def measure(path: Path, reader_name: str) -> Values:
     out: Values = {"exact": [], "void_found": [], "valid_void": [], "dice_ms": [], "read_ms": []}
-    for result, obs, read_ms in clear_frames(path, VisionConfig(dice_reader=reader_name)):
+    for result, obs, read_ms in clear_frames(path, VisionConfig(dice_reader=reader_name, checker_reader=reader_name)):
         out["read_ms"].append(read_ms)
         out["dice_ms"].append(float(obs.timings.get("dice", 0.0)))
         if result.roll == "valid":

@@ -20,6 +20,8 @@ def register(commands: Any) -> None:
     r3.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT (default 1280x720)")
     r3.add_argument("--same-light", action="store_true",
                     help="play under the calibration light (the lamp not moved)")
+    r3.add_argument("--dice-variety", action="store_true",
+                    help="every frame's dice of their own colours (any common set), not the design's")
     r3.add_argument("--occluded-rate", type=float, default=0.15, help="share of frames with a hand over the board")
     r3.add_argument("--fine", action="store_true", help="anti-aliased (about twice the time)")
     r3.add_argument("--threads", type=int, default=None, help="POV-Ray render threads (default: all cores)")
@@ -63,6 +65,7 @@ def _render3d(args: argparse.Namespace) -> int:
 
     out = dataset3d.render_dataset(args.dataset, args.design, args.frames, args.seed, size,
                                    same_light=args.same_light, occluded_rate=args.occluded_rate,
+                                   dice_variety=args.dice_variety,
                                    quality="fine" if args.fine else "standard", threads=args.threads,
                                    progress=progress)
     print(f"wrote {args.frames} frames to {out}")

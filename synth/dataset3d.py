@@ -27,6 +27,7 @@ from synth.scene import (
     label_of,
     make_rig,
     moment_from_counts,
+    random_dice_look,
     random_moment,
     start_counts,
 )
@@ -82,26 +83,33 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
 
 
 def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720), *, same_light: bool = False,
-         occluded_rate: float = 0.15) -> tuple[Rig, Moment, Moment, list[Moment]]:
+         occluded_rate: float = 0.15, dice_variety: bool = False) -> tuple[Rig, Moment, Moment, list[Moment]]:
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
-    the frames' moments (the labels are computed from these)."""
+    the frames' moments (the labels are computed from these).  With ``dice_variety`` every frame
+    has dice of its own look (drawn from a stream of their own: the rest is as without)."""
     rig = make_rig(design(design_name), seed, size, same_light=same_light)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
     points, bar = start_counts()
     start = moment_from_counts(rig, points, bar, seed + 3)
-    return rig, empty, start, [random_moment(rig, rng, occluded_rate) for _ in range(frames)]
+    moments = [random_moment(rig, rng, occluded_rate) for _ in range(frames)]
+    if dice_variety:
+        looks = np.random.default_rng([*design_seed(rig.design, seed), 2])
+        for moment in moments:
+            moment.dice_look = random_dice_look(looks)
+    return rig, empty, start, moments
 
 
 def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720),
-                   *, same_light: bool = False, occluded_rate: float = 0.15, quality: str = "standard",
+                   *, same_light: bool = False, occluded_rate: float = 0.15, dice_variety: bool = False,
+                   quality: str = "standard",
                    threads: int | None = None, progress: Any = None) -> Path:
     """Write a whole dataset: references under the calibration light, ``frames`` frames under the
     light of play."""
     if frames < 1:
         raise ValueError("--frames must be at least 1")
     rig, empty, start, moments = plan(design_name, frames, seed, size, same_light=same_light,
-                                      occluded_rate=occluded_rate)
+                                      occluded_rate=occluded_rate, dice_variety=dice_variety)
     out = Path(out_dir)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -130,7 +138,7 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
         "frames": names,
         "generator": {
             "tool": TOOL, "design": rig.design.name, "kind": rig.design.kind, "seed": seed, "size": list(size),
-            "same_light": same_light, "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
+            "same_light": same_light, **({"dice_variety": True} if dice_variety else {}), "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
             "hfov_deg": round(rig.camera.hfov_deg, 1),
             "tilt_deg": round(math.degrees(math.acos(-rig.camera.forward[1])), 1),
             "calibration_light": _light_json(rig.calibration_light),

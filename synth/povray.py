@@ -322,12 +322,15 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
         tx, ty, tz = c.tilt
         out.append(f"object {{ {name} rotate y*{ty:.1f} rotate <{tx:.2f},0,{tz:.2f}> translate <{c.x:.2f},{c.y:.2f},{c.z:.2f}> }}\n")
     finish = "finish { diffuse 0.75 specular 0.5 roughness 0.01 reflection { 0.0, 0.06 } }"
-    body = f"pigment {{ {_lin(rig.die_body)} }} {finish}"
-    pip = f"pigment {{ {_lin(rig.die_pips)} }} finish {{ diffuse 0.8 specular 0.1 }}"
+    look = moment.dice_look
+    body_rgb, pip_rgb = (look.body, look.pips) if look else (rig.die_body, rig.die_pips)
+    rounding, drilled = (look.rounding, look.drilled) if look else (d.dice.rounding, d.dice.drilled)
+    body = f"pigment {{ {_lin(body_rgb)} }} {finish}"
+    pip = f"pigment {{ {_lin(pip_rgb)} }} finish {{ diffuse 0.8 specular 0.1 }}"
     declared: set[int] = set()
     for i, die in enumerate(moment.dice):
         if die.value not in declared:
-            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, d.dice.rounding, d.dice.drilled, body, pip))
+            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, rounding, drilled, body, pip))
             declared.add(die.value)
         lean = f"rotate x*{-die.tilt:.2f} rotate y*{90 - die.tilt_dir:.2f} " if die.tilt else ""
         out.append(f"object {{ Die{die.value} rotate y*{die.yaw + 37 * i:.1f} {lean}translate {_v(die.centre)} }}\n")

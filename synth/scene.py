@@ -178,6 +178,43 @@ class Moment:
     exposure: float = 1.0  # drift of the camera's exposure
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # drift, R G B
     seed: int = 0
+    #: this frame's own dice (``--dice-variety``), else the rig's
+    dice_look: DiceLook | None = None
+
+
+@dataclass(frozen=True)
+class DiceLook:
+    """How one frame's dice look when they are not the rig's: body, pips, edge rounding, drilled pips."""
+
+    body: tuple[int, int, int]
+    pips: tuple[int, int, int]
+    rounding: float
+    drilled: bool
+
+
+#: die bodies and pip colours of real sets: plastic in plain colours, ivory, casino red, black
+DIE_BODIES = ((240, 238, 232), (230, 218, 190), (28, 28, 30), (176, 24, 30), (120, 14, 20), (30, 110, 60),
+              (30, 60, 150), (230, 196, 50), (226, 110, 30), (90, 40, 120), (140, 140, 144), (120, 76, 44))
+DIE_PIPS = ((246, 244, 238), (20, 20, 22), (200, 28, 34), (210, 170, 60), (30, 50, 140))
+
+
+def _luma(rgb: tuple[int, int, int]) -> float:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def random_dice_look(rng: np.random.Generator) -> DiceLook:
+    """Dice of any common set: a body colour, pips that stand out from it (by lightness, or red
+    on a pale or black body), each colour a little off its catalogue shade."""
+    body = DIE_BODIES[int(rng.integers(len(DIE_BODIES)))]
+    pips = [p for p in DIE_PIPS if abs(_luma(p) - _luma(body)) > 70 or (p[0] > 150 and p[1] < 60 and
+                                                                        abs(_luma(body) - 60) > 100)]
+    pip = pips[int(rng.integers(len(pips)))]
+
+    def off(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+        r, g, b = (int(np.clip(v + rng.normal(0, 10), 0, 255)) for v in rgb)
+        return r, g, b
+
+    return DiceLook(off(body), off(pip), float(rng.uniform(0.04, 0.18)), bool(rng.random() < 0.7))
 
 
 @dataclass

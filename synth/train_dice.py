@@ -25,10 +25,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from synth.fit import fit
+from vision.dice_learned import CROP_SIZE as CROP  # the reader's crop side, as at run time
 from vision.dice_learned import standardise  # the model's input exactly as at run time
 
 FIND_H, FIND_W = 256, 320
-CROP = 32
 
 
 def _conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -50,7 +50,7 @@ class FindNet(nn.Module):
 
 
 class ReadNet(nn.Module):
-    """Die crop (3, 32, 32), standardised -> 7 logits (no die, 1..6) and one "not flat" logit."""
+    """Die crop (3, CROP, CROP), standardised -> 7 logits (no die, 1..6) and one "not flat" logit."""
 
     def __init__(self) -> None:
         super().__init__()

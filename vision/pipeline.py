@@ -95,7 +95,8 @@ class Reader:
         if learned_dice:
             from vision.dice_learned import read_dice as read_learned_dice
 
-            dice = timed("dice", lambda: list(read_learned_dice(image, calib.geometry)))
+            photo = self._empty_photo
+            dice = timed("dice", lambda: list(read_learned_dice(image, calib.geometry, photo)))
         elif self._dice is not None:
             if not self._dice_background_built:
                 build = getattr(self._dice, "board_background", None)
@@ -160,13 +161,21 @@ class Reader:
     def _empty_board(self) -> EmptyBoard | None:
         """The learned counter's view of the calibration's empty-board photo (vision.learned.
         EmptyBoard, built on the first read), or None when the calibration has no such photo."""
-        calib = self.calibration
-        if not (self.config.learned_uses_empty_board and calib.background_source == "empty"
-                and calib.reference_frame is not None):
+        photo = self._empty_photo
+        if photo is None:
             return None
         from vision.learned import empty_board
 
-        return empty_board(calib.reference_frame, calib.geometry)
+        return empty_board(photo, self.calibration.geometry)
+
+    @property
+    def _empty_photo(self) -> np.ndarray | None:
+        """The calibration's photo of the empty board, which the learned readers compare with, or
+        None without one (or with `VisionConfig.learned_uses_empty_board` off: `--no-references`)."""
+        calib = self.calibration
+        if self.config.learned_uses_empty_board and calib.background_source == "empty":
+            return calib.reference_frame
+        return None
 
     def _dice_centres(self, dice: list[Any]) -> list[tuple[float, float]]:
         """The dice's centres in canonical px."""
@@ -203,19 +212,22 @@ def _doubts(calib: Calibration) -> list[str]:
 
 def learned_roll_validity(dice: list[Any], geometry: Any,
                           mask: np.ndarray | None) -> tuple[str, str | None, str | None]:
-    """RULES.md §1.6 for the learned reader's dice: off the surface; a die that does not lie flat
-    (on a checker when a checker lies under its centre, else cocked); one die alone (the other
-    came to rest off the surface); different halves; else valid in the half they lie in."""
+    """RULES.md §1.6 for the learned reader's dice: off the surface; a die on a checker (a
+    checker of the reading, ``mask``, lies under its centre: flat on a stack's top it can look
+    as a die on the board does) or that does not lie flat (cocked); one die alone (the other came
+    to rest off the surface); different halves; else valid in the half they lie in."""
     if not dice:
         return "none", None, None
     halves = [geometry.half(d.centre) for d in dice]
     if any(h not in ("left", "right") for h in halves):
         return "void", "off_board", None
     for die in dice:
+        x, y = (int(round(v)) for v in die.centre)
+        on = mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask[y, x])
+        if on:
+            return "void", "on_checker", None
         if getattr(die, "cocked", False):
-            x, y = (int(round(v)) for v in die.centre)
-            on = mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask[y, x])
-            return "void", "on_checker" if on else "cocked", None
+            return "void", "cocked", None
     if len(dice) == 1:
         return "void", "off_board", None
     if len(set(halves)) > 1:

@@ -18,7 +18,9 @@ from controller.cli import main
 from synth.dataset3d import plan, render_moment
 from synth.designs import DESIGNS, design
 from synth.scene import (
+    DIE_BODIES,
     CheckerPiece,
+    DiceLook,
     DiePiece,
     Moment,
     board_xz,
@@ -197,6 +199,35 @@ def test_a_die_and_a_checker_appear_where_the_label_projects_them() -> None:
     after, _ = render_moment(rig, checker, rig.calibration_light, False, settings, quality="standard")
     top = rig.play_camera.project([[cx, rig.checker_t, cz]])[0]
     assert math.dist(_brighter_blob_centre(before, after), top) < 2.5
+
+
+def test_dice_variety_changes_only_how_the_dice_look() -> None:
+    rig, _, _, plain = plan("travel-vinyl", 24, 2704)
+    _, _, _, varied = plan("travel-vinyl", 24, 2704, dice_variety=True)
+    # the same positions, dice, hands and labels: only the dice's colours differ
+    assert [label_of(m, rig.play_camera) for m in plain] == [label_of(m, rig.play_camera) for m in varied]
+    looks = [m.dice_look for m in varied]
+    assert all(m.dice_look is None for m in plain) and all(look is not None for look in looks)
+    bodies = np.array([look.body for look in looks if look], float)
+    catalogue = np.array(DIE_BODIES, float)
+    nearest = {int(np.argmin(np.linalg.norm(catalogue - b, axis=1))) for b in bodies}
+    assert len(nearest) >= 8  # many kinds of dice among 24 frames, pale and dark
+    luma = bodies @ [0.299, 0.587, 0.114]
+    assert luma.min() < 60 and luma.max() > 200
+    # and the picture shows them: a black die where the rig's white one was
+    rig = make_rig(design("travel-magnetic"), 5, (640, 360))
+    x, z = board_xz(rig.design, 0.7, 0.3)
+    die = [DiePiece(4, (x, rig.die_size / 2, z), 20.0, rig.die_size)]
+    white = Moment([(0, 0)] * 24, (0, 0), [], die, roll="valid", seed=1)
+    black = Moment([(0, 0)] * 24, (0, 0), [], die, roll="valid", seed=1,
+                   dice_look=DiceLook((28, 28, 30), (246, 244, 238), 0.1, True))
+    seen = []
+    for moment in (white, black):
+        image, _ = render_moment(rig, moment, rig.calibration_light, False, None, quality="standard")
+        cx, cy = label_of(moment, rig.play_camera)["dice"][0]["centre"]
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        seen.append(float(np.median(gray[int(cy) - 3:int(cy) + 4, int(cx) - 3:int(cx) + 4])))
+    assert seen[1] < seen[0] - 80
 
 
 # --- datasets through the command line ----------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The learned dice reader (vision.dice_learned): its models load and stay small, it reads the dice
-of a 2-D renderer seed it never saw, flags cocked dice and judges rolls by RULES.md §1.6, and the
+of a 2-D renderer seed it never saw (where they lie, too), takes no mark of the board for a die when
+it has the empty board's photo, flags cocked dice and judges rolls by RULES.md §1.6, and the
 pipeline and `referee vision eval --dice learned` use it."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from controller.cli import main
 from vision.calibration import BoardGeometry
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
-from vision.dice_learned import FIND_MODEL, READ_MODEL, read_dice
+from vision.dice_learned import FIND_MODEL, READ_MODEL, board_mark, read_dice
 from vision.pipeline import Reader, learned_roll_validity
 from vision.render import render_dataset
 
@@ -42,10 +43,51 @@ def test_reads_the_dice_of_an_unseen_seed(unseen: Path) -> None:
         if label.get("roll") != "valid":
             continue
         valid += 1
-        said = Counter(d.value for d in read_dice(dataset.image(name), geometry))
+        dice = read_dice(dataset.image(name), geometry)
+        said = Counter(d.value for d in dice)
         exact += said == Counter(int(d["value"]) for d in label["dice"])
+        for die in dice:  # where each die lies, too: within a third of a die of a labelled one
+            off = min(np.hypot(die.centre[0] - d["centre"][0], die.centre[1] - d["centre"][1]) for d in label["dice"])
+            assert off < 0.35 * geometry.die_size_px(die.centre), (name, die)
     assert valid >= 10
     assert exact / valid >= 0.8, f"{exact} of {valid} valid rolls read exactly"
+
+
+def test_a_mark_of_the_board_that_looks_like_a_die_is_no_die(unseen: Path) -> None:
+    """A die printed on the board (as a marble vein can look to the finder) is in the empty
+    board's photo too: with that photo it is dropped, and the real dice are read."""
+    dataset = load_dataset(unseen)
+    calib = calibration_for(dataset)
+    geometry, empty = calib.geometry, calib.reference_frame
+    assert empty is not None
+    for name in dataset.frames:
+        label = dataset.label(name)
+        if label.get("roll") != "valid":
+            continue
+        frame = dataset.image(name)
+        truth = Counter(int(d["value"]) for d in label["dice"])
+        if Counter(d.value for d in read_dice(frame, geometry, empty)) != truth:
+            continue
+        # copy the first die, and the board under it, onto an empty spot of both pictures
+        (x, y), size = label["dice"][0]["centre"], geometry.die_size_px(label["dice"][0]["centre"])
+        half = int(size)
+        patch = frame[int(y) - half:int(y) + half, int(x) - half:int(x) + half]
+        for u, v in ((0.3, 0.5), (0.7, 0.5), (0.25, 0.45), (0.75, 0.55)):
+            mx, my = (int(c) for c in geometry.to_image(np.array([u, v])))
+            if all(np.hypot(mx - d["centre"][0], my - d["centre"][1]) > 3 * size for d in label["dice"]):
+                break
+        marked_frame, marked_empty = frame.copy(), empty.copy()
+        for picture in (marked_frame, marked_empty):
+            picture[my - half:my + half, mx - half:mx + half] = patch
+        near_mark = [d for d in read_dice(marked_frame, geometry) if np.hypot(d.centre[0] - mx, d.centre[1] - my) < size]
+        assert near_mark, "the finder takes the printed die for a die when it has no empty board to compare"
+        assert board_mark(marked_frame, marked_empty, geometry, (mx, my))
+        assert not board_mark(frame, empty, geometry, tuple(label["dice"][0]["centre"]))
+        dice = read_dice(marked_frame, geometry, marked_empty)
+        assert Counter(d.value for d in dice) == truth
+        assert all(np.hypot(d.centre[0] - mx, d.centre[1] - my) > size for d in dice)
+        return
+    pytest.fail("no valid roll read exactly")
 
 
 def test_void_rolls_are_found_and_valid_ones_kept(unseen: Path) -> None:
@@ -78,6 +120,9 @@ def test_learned_roll_validity_follows_the_rules() -> None:
     assert learned_roll_validity([_die(900, 500, cocked=True), _die(980, 560)], geometry, mask)[1] == "cocked"
     mask[480:520, 880:920] = 255  # a checker under the tilted die
     assert learned_roll_validity([_die(900, 500, cocked=True), _die(980, 560)], geometry, mask)[1] == "on_checker"
+    # flat on a stack's top is on a checker too; beside the checker it is a valid roll
+    assert learned_roll_validity([_die(900, 500), _die(980, 560)], geometry, mask)[1] == "on_checker"
+    assert learned_roll_validity([_die(860, 500), _die(980, 560)], geometry, mask) == ("valid", None, "right")
 
 
 def test_vision_eval_takes_the_learned_dice(unseen: Path, capsys: pytest.CaptureFixture[str]) -> None:
