@@ -49,12 +49,14 @@ def selfplay_many(folder: Path, matches: list[tuple[int, int]]) -> dict[tuple[in
             out = folder / f"m{seed}_{length}"
             env = {**os.environ, "SELFPLAY_SEED": str(seed), "SELFPLAY_LENGTH": str(length), "SELFPLAY_OUT": str(out)}
             command = [GNUBG, "-t", "-q", "-r", "-p", str(SCRIPTS / "selfplay.py")]
-            children.append((seed, length, out, subprocess.Popen(
-                command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+            with open(out.with_suffix(".err"), "wb") as err:  # what gnubg says if it fails
+                children.append((seed, length, out, subprocess.Popen(
+                    command, env=env, stdout=subprocess.DEVNULL, stderr=err)))
         for seed, length, out, child in children:
-            child.wait(timeout=120)
+            code = child.wait(timeout=120)
             mat, sgf = out.with_suffix(".mat"), out.with_suffix(".sgf")
-            assert mat.exists() and sgf.exists(), f"gnubg did not write {out}.mat/.sgf"
+            said = out.with_suffix(".err").read_text(errors="replace")[-600:]
+            assert mat.exists() and sgf.exists(), f"gnubg did not write {out}.mat/.sgf (exit {code}): {said}"
             done[(seed, length)] = (mat, sgf)
     return done
 
