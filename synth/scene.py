@@ -206,8 +206,9 @@ def random_dice_look(rng: np.random.Generator) -> DiceLook:
     """Dice of any common set: a body colour, pips that stand out from it (by lightness, or red
     on a pale or black body), each colour a little off its catalogue shade."""
     body = DIE_BODIES[int(rng.integers(len(DIE_BODIES)))]
-    pips = [p for p in DIE_PIPS if abs(_luma(p) - _luma(body)) > 70 or (p[0] > 150 and p[1] < 60 and
-                                                                        abs(_luma(body) - 60) > 100)]
+    red = lambda p: p[0] > 150 and p[1] < 60  # noqa: E731
+    pips = [p for p in DIE_PIPS if abs(_luma(p) - _luma(body)) > 70
+            or red(p) and (_luma(body) < 60 or _luma(body) > 160)]
     pip = pips[int(rng.integers(len(pips)))]
 
     def off(rgb: tuple[int, int, int]) -> tuple[int, int, int]:

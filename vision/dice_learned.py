@@ -150,11 +150,14 @@ def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, ce
     return float(cv2.matchTemplate(there, middle, cv2.TM_CCOEFF_NORMED).max()) > BOARD_MARK
 
 
-def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | None = None,
+def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | None = None, *,
               find_model: str | Path = FIND_MODEL, read_model: str | Path = READ_MODEL) -> list[LearnedDie]:
     """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes
     for dice.  ``empty``: the calibration's photo of the empty board, when there is one (the
-    candidates that are marks of the board are dropped)."""
+    candidates that are marks of the board are dropped; a photo of another size than the frame
+    is no such photo)."""
+    if empty is not None and empty.shape != image.shape:
+        empty = None
     find, read = _nets(str(find_model), str(read_model))
     view, m = find_view(image, geometry)
     find.setInput(standardise(view[None]))
@@ -165,8 +168,12 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     inv = np.linalg.inv(m)
     pts = np.array([[(x + 0.5) * FIND_STRIDE, (y + 0.5) * FIND_STRIDE] for x, y, _ in peaks], np.float64)
     centres = [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv).reshape(-1, 2)]
-    candidates = [(c, h) for c, (_, _, h) in zip(centres, peaks, strict=True)
-                  if empty is None or not board_mark(image, empty, geometry, c)][:READ]
+    candidates: list[tuple[tuple[float, float], float]] = []
+    for c, (_, _, h) in zip(centres, peaks, strict=True):
+        if len(candidates) == READ:
+            break
+        if empty is None or not board_mark(image, empty, geometry, c):
+            candidates.append((c, h))
     if not candidates:
         return []
     spots = []

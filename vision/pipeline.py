@@ -221,13 +221,14 @@ def learned_roll_validity(dice: list[Any], geometry: Any,
     halves = [geometry.half(d.centre) for d in dice]
     if any(h not in ("left", "right") for h in halves):
         return "void", "off_board", None
-    for die in dice:
+    def on_checker(die: Any) -> bool:
         x, y = (int(round(v)) for v in die.centre)
-        on = mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask[y, x])
-        if on:
-            return "void", "on_checker", None
-        if getattr(die, "cocked", False):
-            return "void", "cocked", None
+        return mask is not None and 0 <= y < mask.shape[0] and 0 <= x < mask.shape[1] and bool(mask[y, x])
+
+    if any(on_checker(die) for die in dice):
+        return "void", "on_checker", None
+    if any(getattr(die, "cocked", False) for die in dice):
+        return "void", "cocked", None
     if len(dice) == 1:
         return "void", "off_board", None
     if len(set(halves)) > 1:
