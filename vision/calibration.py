@@ -263,7 +263,7 @@ class BoardGeometry:
         faces show on the other side.  A pinhole camera as in `plane_aspect` (``hfov_deg``: the
         configuration's `camera_hfov_deg`); straight below the camera, where up points at the
         camera itself, (0, -1)."""
-        k, b, normal = self._camera_pose(VisionConfig().camera_hfov_deg if hfov_deg is None else hfov_deg)
+        k, b, normal = self._camera_pose(VisionConfig.camera_hfov_deg if hfov_deg is None else hfov_deg)
         u, v = (float(c) for c in self.to_board(xy).reshape(2))
         base = b @ np.array([u, v, 1.0])
         pts = (k @ np.stack([base, base + 0.02 * normal], axis=1)).T

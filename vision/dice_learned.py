@@ -96,11 +96,8 @@ def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, n
     return view, m
 
 
-def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float],
-             scale: float = 1.0) -> np.ndarray:
-    """A square of the frame around ``centre``, `CROP_DIES` die sizes (times ``scale``) wide, turned
-    so that "up" there (`BoardGeometry.up_direction`) points to the crop's top: a die lying flat
-    shows its side faces below its top face wherever it lies and however the camera looks."""
+def _crop_matrix(geometry: BoardGeometry, centre: tuple[float, float], scale: float = 1.0) -> tuple[np.ndarray, int]:
+    """The affine map from the frame to `die_crop`'s square around ``centre``, and its interpolation."""
     side = max(6.0, CROP_DIES * scale * geometry.die_size_px(centre))
     cx, cy = centre
     ux, uy = geometry.up_direction(centre)
@@ -109,9 +106,20 @@ def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, fl
     c = np.array([cx, cy])
     src = np.float32([c - across - down, c + across - down, c + across + down])
     dst = np.float32([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE]])
-    m = cv2.getAffineTransform(src, dst)
-    interp = cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
+    return cv2.getAffineTransform(src, dst), cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
+
+
+def _warp(image: np.ndarray, crop: tuple[np.ndarray, int]) -> np.ndarray:
+    m, interp = crop
     return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
+
+
+def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float],
+             scale: float = 1.0) -> np.ndarray:
+    """A square of the frame around ``centre``, `CROP_DIES` die sizes (times ``scale``) wide, turned
+    so that "up" there (`BoardGeometry.up_direction`) points to the crop's top: a die lying flat
+    shows its side faces below its top face wherever it lies and however the camera looks."""
+    return _warp(image, _crop_matrix(geometry, centre, scale))
 
 
 @lru_cache(maxsize=2)
@@ -142,7 +150,8 @@ def _gray(crop: np.ndarray) -> np.ndarray:
 def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float]) -> bool:
     """Whether the frame around ``centre`` looks as the empty board does there (`BOARD_MARK`): a
     vein of marble or a printed mark the finder took for a die.  A die changes its crop."""
-    here, there = _gray(die_crop(image, geometry, centre)), _gray(die_crop(empty, geometry, centre))
+    crop = _crop_matrix(geometry, centre)  # the same square of both pictures
+    here, there = _gray(_warp(image, crop)), _gray(_warp(empty, crop))
     m = CROP_SIZE * 3 // 16
     middle = here[m:-m, m:-m]
     if float(middle.std()) < 1.0:  # a flat patch: no pattern to match (and no die)
@@ -180,13 +189,14 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     for (cx, cy), _ in candidates:
         size = geometry.die_size_px((cx, cy))
         spots.extend((cx + dx * size, cy + dy * size) for dx, dy in RECENTRE)
-    read.setInput(standardise(np.stack([die_crop(image, geometry, xy) for xy in spots])))
+    crops = np.stack([die_crop(image, geometry, xy) for xy in spots])
+    read.setInput(standardise(crops))
     out = np.asarray(read.forward(), np.float64).reshape(len(spots), -1)
     probs, tilts = softmax(out[:, :7]), sigmoid(out[:, 7])
     best = [i * len(RECENTRE) + int(np.argmin(probs[i * len(RECENTRE):(i + 1) * len(RECENTRE), 0]))
             for i in range(len(candidates))]
     # and that crop mirrored left-right ("up" stays at the top), the two readings averaged
-    read.setInput(standardise(np.stack([die_crop(image, geometry, spots[k])[:, ::-1] for k in best])))
+    read.setInput(standardise(np.ascontiguousarray(crops[best][:, :, ::-1])))
     mirrored = np.asarray(read.forward(), np.float64).reshape(len(best), -1)
     probs[best] = (probs[best] + softmax(mirrored[:, :7])) / 2
     tilts[best] = (tilts[best] + sigmoid(mirrored[:, 7])) / 2
