@@ -7,7 +7,10 @@ are, each judged against the board around it in the same light.  A photo of the 
 the calibration has one, improves it (`EmptyBoard`): each strip is read beside the same strip of
 the empty board (the model's other three input channels, zeros without one), and a strip whose
 features are those of the same point on the empty board is empty, however much the board's own
-pattern (marble veins, inlay, a dark point) looks like checkers to the counter.
+pattern (marble veins, inlay, a dark point) looks like checkers to the counter.  Before that,
+each frame's strips are brought to the empty board's colour balance (`match_colour`): a lamp of
+another colour since calibration tints the whole board, and a tinted empty bar is no longer
+"the same as on the empty board".
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from vision.nets import load_net, softmax
 from vision.strips import board_strips
 
 __all__ = ["AMBIGUOUS_DISTANCE", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
-           "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board"]
+           "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
+           "match_colour"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
@@ -42,6 +46,8 @@ DOUBTFUL_EMPTY = 0.1
 NEAR_EMPTY_FLOOR = 0.5
 #: the empty board is cut this many times (as calibrated, then corners a click off) and averaged
 EMPTY_CUTS = 6
+#: `match_colour` compares every this many pixels of the strips, across and along
+COLOUR_STEP = 4
 
 
 @dataclass
@@ -120,11 +126,13 @@ class CheckerCounter:
 @dataclass(frozen=True)
 class EmptyBoard:
     """Each strip (P1..P24, the bar's near and far halves) of the photo of the empty board, as
-    calibrated and standardised (they go into the counter beside each frame's), and the counter's
-    features of it (unit length): what "nothing here" looks like at each place of this board."""
+    calibrated and standardised (they go into the counter beside each frame's), the counter's
+    features of it (unit length): what "nothing here" looks like at each place of this board; and
+    the strips as cut (uint8), whose colours `match_colour` brings a frame's to."""
 
     references: np.ndarray
     features: np.ndarray
+    strips: np.ndarray
 
     def distances(self, features: np.ndarray) -> np.ndarray:
         """Cosine distance of each strip's (unit) features to the same strip's on the empty board."""
@@ -132,7 +140,7 @@ class EmptyBoard:
 
 
 def standardise(strips: np.ndarray) -> np.ndarray:
-    """(N, H, W, 3) uint8 -> (N, 3, H, W) float32, each strip to zero mean and unit spread (as in
+    """(N, H, W, 3) uint8 (or float) -> (N, 3, H, W) float32, each strip to zero mean and unit spread (as in
     training, synth.train_checkers.standardise); the model reads a frame's strips and the empty
     board's (zeros when there is no photo of it) side by side, six channels."""
     x = strips.astype(np.float32)
@@ -153,12 +161,26 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     features averaged."""
     rng = np.random.default_rng(seed)
     counter = _counter(str(model))
-    references = standardise(board_strips(image, geometry))
+    strips = board_strips(image, geometry)
+    references = standardise(strips)
     total = counter.read_standardised(references, references)[2]
     for _ in range(cuts - 1):
         moved = standardise(board_strips(image, geometry.nudged(rng, 0.004)))
         total = total + counter.read_standardised(moved, references)[2]
-    return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9))
+    return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9), strips)
+
+
+def match_colour(strips: np.ndarray, empty_strips: np.ndarray, step: int = COLOUR_STEP) -> np.ndarray:
+    """A frame's (N, H, W, 3) strips, float32, with each colour channel scaled so that the board
+    has the empty board's colour balance: by the median, over the strips' pixels (every ``step``-th
+    across and along), of the empty board's value over the frame's.  Most of the board is bare in
+    any position, so checkers, dice and a shadow's edge are outliers the median ignores; what it
+    follows is the lamp's colour and brightness since calibration (the counter's own
+    standardisation then removes brightness alone, not a tint)."""
+    frame = strips[:, ::step, ::step].reshape(-1, 3).astype(np.float32)
+    empty = empty_strips[:, ::step, ::step].reshape(-1, 3).astype(np.float32)
+    gain = np.median((empty + 4.0) / (frame + 4.0), axis=0)
+    return strips.astype(np.float32) * gain.astype(np.float32)
 
 
 def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: float = EMPTY_DISTANCE,
@@ -191,9 +213,12 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
     (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
     empty board), each strip is read beside the empty board's and judged against it
-    (`beside_empty`)."""
+    (`beside_empty`), its colours first brought to the empty board's (`match_colour`)."""
+    strips = board_strips(image, geometry)
+    if empty is not None:
+        strips = match_colour(strips, empty.strips)
     count_p, colour_p, features = _counter(str(model)).read_standardised(
-        standardise(board_strips(image, geometry)), None if empty is None else empty.references)
+        standardise(strips), None if empty is None else empty.references)
     if empty is not None:
         count_p = beside_empty(count_p, empty.distances(features))
     counts = [int(i) for i in count_p.argmax(axis=1)]

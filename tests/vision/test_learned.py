@@ -20,6 +20,7 @@ from vision.learned import (
     beside_empty,
     count_points,
     empty_board,
+    match_colour,
 )
 from vision.observation import QUESTION_CONFIDENCE
 from vision.pipeline import Reader
@@ -130,6 +131,46 @@ def test_the_empty_board_photo_reads_as_empty_and_keeps_the_stacks(small_dataset
         right += sum(tuple(a) == tuple(b) for a, b in zip(got.pairs, label["points"], strict=True) if sum(b))
         total += sum(1 for b in label["points"] if sum(b))
     assert right / total >= 0.95
+
+
+#: a warmer lamp than at calibration: blue down by a third, green by a seventh (no channel clips)
+WARM_LAMP = np.array([0.66, 0.86, 1.0], np.float32)  # OpenCV's order: blue, green, red
+
+
+def _under(image: np.ndarray, lamp: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(image.astype(np.float32) * lamp), 0, 255).astype(np.uint8)
+
+
+def test_strips_are_brought_to_the_empty_boards_colours() -> None:
+    """A frame under a lamp of another colour, a third of it covered by checkers, is brought back
+    to the empty board's colours: its bare board matches the empty board's within a level or two."""
+    rng = np.random.default_rng(11)
+    board = rng.integers(40, 200, (26, STRIP_SIZE[1], 1, 3)).astype(np.float32) * np.ones((1, 1, STRIP_SIZE[0], 1))
+    board += rng.normal(0, 6, board.shape)
+    empty = np.clip(board, 0, 255).astype(np.uint8)
+    frame = empty.copy()
+    frame[:, :36] = rng.integers(0, 255, 3)  # checkers of one colour on a third of every strip
+    tinted = np.clip(np.rint(frame.astype(np.float32) * np.array([0.7, 0.9, 1.2], np.float32)), 0, 255).astype(np.uint8)
+    matched = match_colour(tinted, empty)
+    assert matched.dtype == np.float32
+    assert np.abs(matched[:, 36:] - empty[:, 36:].astype(np.float32)).mean() < 2.0
+    assert np.abs(tinted[:, 36:].astype(np.float32) - empty[:, 36:]).mean() > 10.0
+
+
+def test_a_lamp_of_another_colour_reads_as_under_the_calibration_light(small_dataset: Path) -> None:
+    """With the empty-board photo, a frame under a warmer lamp than at calibration reads as it
+    does under the calibration's light: the same counts, and every point's probability and the
+    bar's within 0.01 of it."""
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    assert calib.reference_frame is not None
+    empty = empty_board(calib.reference_frame, calib.geometry)
+    for name in _clear_frames(small_dataset, 4):
+        image = dataset.image(name)
+        plain, warm = (count_points(frame, calib.geometry, empty=empty) for frame in (image, _under(image, WARM_LAMP)))
+        assert warm.counts == plain.counts and warm.bar_halves == plain.bar_halves
+        assert np.allclose(warm.probabilities, plain.probabilities, atol=0.01)
+        assert abs(warm.bar_probability - plain.bar_probability) < 0.01
 
 
 @pytest.mark.slow
