@@ -35,7 +35,7 @@ from rules.plays import judge, legal_results, nearest
 from rules.position import Position, starting_position
 from rules.steps import Dice
 from rules.variants import find_variant, gulbara
-from vision.observation import ORIENTATIONS, Observation, position_to_physical
+from vision.observation import DICE_QUESTION_CONFIDENCE, ORIENTATIONS, Observation, position_to_physical
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,10 @@ class RefereeSettings:
     #: a rendered dataset (seed 9090, 102 readable frames): 0.3 holds back 5 of 91 exact readings;
     #: the misreads that pass it are mostly one checker off a legal play, which asks instead.
     min_confidence: float = 0.3
+    #: Below this, a die of the roll was not read surely (the least sure die's confidence): a play
+    #: that looks illegal for the roll as read is asked about, not announced, since the dice may be
+    #: what was misread (vision.observation.DICE_QUESTION_CONFIDENCE, where it was measured).
+    min_dice_confidence: float = DICE_QUESTION_CONFIDENCE
     #: Identical readings needed before an illegal play is announced.
     confirm_reads: int = 2
     #: Uncertain readings before the page is asked to confirm or correct.
@@ -185,6 +189,8 @@ class Referee:
         self.mode = SETUP if self.seating is None else NORMAL
         self.verified = not journal.records  # a resumed match checks the board first
         self.dice_latched: tuple[int, ...] | None = None  # dice already taken as a roll
+        #: the roll being played, as read, when a die of it was not read surely (else None)
+        self.roll_unsure: tuple[int, ...] | None = None
         self.dice_seen_in_play = False
         self.last: Observation | None = None
         self.last_position: Position | None = None
@@ -403,6 +409,7 @@ class Referee:
         by_player = self._opening_dice(dice)
         self.dice_latched = self._signature(obs)
         if self._append(match.OpeningRoll(die0=by_player[0], die1=by_player[1])):
+            self._note_roll(obs)
             new = self.state
             self.dice_seen_in_play = True
             self._emit("rolled", player=new.turn, dice=list(new.dice or ()), opening=[by_player[0], by_player[1]])
@@ -410,6 +417,11 @@ class Referee:
                 self._emit("turn", player=new.turn)
             if new.phase == match.PLAY:
                 self._check_playable()
+
+    def _note_roll(self, obs: Observation) -> None:
+        """Remember whether the roll just recorded was read surely (`roll_unsure`)."""
+        unsure = obs.dice_confidence < self.settings.min_dice_confidence
+        self.roll_unsure = self._signature(obs) if unsure else None
 
     def _opening_dice(self, dice: list[dict[str, Any]]) -> tuple[int, int]:
         """Which die is whose: each player rolls into their own side (or own right-hand half)."""
@@ -453,6 +465,7 @@ class Referee:
             return
         values = (int(dice[0]["value"]), int(dice[1]["value"]))
         if self._append(match.Roll(player=player, dice=values)):
+            self._note_roll(obs)
             self.dice_seen_in_play = True
             self._emit("rolled", player=player, dice=list(values))
             self._check_playable()
@@ -600,9 +613,14 @@ class Referee:
             return
         close = nearest(observed, legal)
         distance = _checker_distance(observed, close) if close is not None else 99
-        if not self._sure(obs) or distance <= 1:
-            self._uncertain(observed, "the reading is uncertain" if not self._sure(obs)
-                            else "one checker differs from a legal play")
+        if not self._sure(obs) or distance <= 1 or self.roll_unsure is not None:
+            if not self._sure(obs):
+                why = "the reading is uncertain"
+            elif distance <= 1:
+                why = "one checker differs from a legal play"
+            else:  # the play may be legal: the dice may be what was misread
+                why = f"the dice were not read surely ({'-'.join(map(str, self.roll_unsure or ()))}): is that the roll?"
+            self._uncertain(observed, why)
             return
         if self.same_reads + 1 < self.settings.confirm_reads:
             return  # wait for the same reading again before crying foul
@@ -729,6 +747,7 @@ class Referee:
         self.board_ok = True  # the board was just judged to be the recorded position
         self.dice_seen_in_play = False
         self.dice_latched = None
+        self.roll_unsure = None
         self.uncertain_reads = 0
         self.same_reads = 0
         self.message = ""
@@ -862,6 +881,7 @@ class Referee:
                             with_evidence=True):
             return False
         self._emit("dice_corrected", player=player, read=list(read), dice=list(dice), who=who)
+        self.roll_unsure = None  # a person said what the dice show
         pending = self.pending if self.mode in (ILLEGAL, QUESTION) else None
         was = self.mode
         if pending is not None:

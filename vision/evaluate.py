@@ -9,7 +9,10 @@ A fraction with an empty denominator is reported as ``null``.
 Whether confidence means something (the referee asks rather than judges a reading that is not
 sure, `Observation.is_sure`): ``wrong_doubted`` = share of the clear frames read with a wrong board
 that were not sure (the goal is most), ``right_doubted`` = share of those read exactly that were
-not sure (the goal is few).
+not sure (the goal is few).  The same for the dice, over clear ``valid`` frames read ``valid``:
+``dice_wrong_doubted`` = share of those whose dice were read wrong with a die below
+`DICE_QUESTION_CONFIDENCE` (the referee then asks about the roll before calling a play illegal),
+``dice_right_doubted`` = share of those read right with such a die.
 
 ``references=False`` reads every frame from that photo alone and the dataset's corners, as for a
 board whose empty and start photos were never taken.
@@ -28,7 +31,7 @@ from typing import Any
 from vision.calibration import calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
-from vision.observation import Observation
+from vision.observation import DICE_QUESTION_CONFIDENCE, Observation
 from vision.pipeline import Reader
 
 __all__ = ["FrameResult", "evaluate", "summarise", "SUMMARY_KEYS"]
@@ -36,7 +39,7 @@ __all__ = ["FrameResult", "evaluate", "summarise", "SUMMARY_KEYS"]
 SUMMARY_KEYS = (
     "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
     "occlusion_refused", "false_occlusion", "read_ms_median", "read_ms_p95", "gate_ms_median",
-    "wrong_doubted", "right_doubted",
+    "wrong_doubted", "right_doubted", "dice_wrong_doubted", "dice_right_doubted",
 )
 
 
@@ -59,6 +62,7 @@ class FrameResult:
     read_void_reason: str | None = None
     sure: bool = False
     confidence: float = 0.0
+    dice_confidence: float = 1.0
 
     def row(self) -> dict[str, Any]:
         return {
@@ -70,6 +74,7 @@ class FrameResult:
             "wrong_points": " ".join(f"P{p}" if p <= 24 else "bar" for p in self.wrong_points),
             "read_ms": round(self.read_ms, 2), "gate_ms": round(self.gate_ms, 3),
             "confidence": round(self.confidence, 3), "sure": int(self.sure),
+            "dice_confidence": round(self.dice_confidence, 3),
         }
 
 
@@ -107,6 +112,7 @@ def score_frame(name: str, label: dict[str, Any], obs: Observation, read_ms: flo
         read_void_reason=obs.void_reason,
         sure=obs.is_sure(),
         confidence=obs.confidence,
+        dice_confidence=obs.dice_confidence,
     )
 
 
@@ -133,6 +139,9 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
     read_times = [r.read_ms for r in results]
     wrong = [r for r in read_clear if not r.board_exact]
     right = [r for r in read_clear if r.board_exact]
+    rolled = [r for r in valid if not r.refused and r.read_roll == "valid"]
+    dice_wrong = [r for r in rolled if not r.dice_exact]
+    dice_right = [r for r in rolled if r.dice_exact]
     summary: dict[str, Any] = {
         "frames": len(results),
         "point_accuracy": _frac(points_ok, points_total),
@@ -147,6 +156,10 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
         "gate_ms_median": statistics.median([r.gate_ms for r in results]) if results else 0.0,
         "wrong_doubted": _frac(sum(not r.sure for r in wrong), len(wrong)),
         "right_doubted": _frac(sum(not r.sure for r in right), len(right)),
+        "dice_wrong_doubted": _frac(sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_wrong),
+                                    len(dice_wrong)),
+        "dice_right_doubted": _frac(sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_right),
+                                    len(dice_right)),
     }
     return summary
 

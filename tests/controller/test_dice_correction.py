@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.referee import ILLEGAL, NORMAL, Referee, RefereeSettings
+from controller.referee import ILLEGAL, NORMAL, QUESTION, Referee, RefereeSettings
 from recording.export import render
 from recording.journal import Header, Journal
 from rules import match
@@ -44,9 +44,11 @@ def opening(referee: Referee) -> None:
     referee.observe(obs(after))
 
 
-def roll_and_play(referee: Referee, turn: int, misread: dict[int, tuple[int, int]]) -> None:
-    """One turn at the table: the board before the roll, the dice as read, the play with the dice
-    still down, then the dice lifted (read twice, as a settled board is)."""
+def roll_and_play(referee: Referee, turn: int, misread: dict[int, tuple[int, int]],
+                  die_confidence: float | None = None, settled_reads: int = 2) -> None:
+    """One turn at the table: the board before the roll, the dice as read (each die with
+    ``die_confidence``, when given), the play with the dice still down, then the dice lifted (read
+    ``settled_reads`` times, as a settled board is)."""
     player, dice, notation = TURNS[turn]
     light = player == 0
     before = referee.state.position_for(player)
@@ -54,10 +56,10 @@ def roll_and_play(referee: Referee, turn: int, misread: dict[int, tuple[int, int
     seen = misread.get(turn, dice)
     half = "right" if light else "left"  # each player rolls into their own right-hand half
     referee.observe(obs(before, light))
-    referee.observe(obs(before, light, dice=seen, half=half))
-    referee.observe(obs(after, light, dice=seen, half=half))
-    referee.observe(obs(after, light))
-    referee.observe(obs(after, light))
+    referee.observe(obs(before, light, dice=seen, half=half, die_confidence=die_confidence))
+    referee.observe(obs(after, light, dice=seen, half=half, die_confidence=die_confidence))
+    for _ in range(settled_reads):
+        referee.observe(obs(after, light))
 
 
 def test_misread_dice_corrected_give_the_record_of_the_game_read_right(tmp_path: Path) -> None:
@@ -239,3 +241,52 @@ def test_a_whole_game_with_misread_dice_corrected_has_the_record_of_the_game_rea
             assert wrong.correct_dice(turn[1])
     assert render(wrong.journal, "mat") == render(right.journal, "mat")
     assert wrong.state.score == right.state.score and wrong.state.score != (0, 0)
+
+
+#: a die read less surely than the referee's dice threshold (vision.observation.DICE_QUESTION_CONFIDENCE)
+UNSURE = 0.45
+
+
+def test_a_play_that_looks_illegal_for_an_unsure_roll_is_asked_about_not_called_illegal(tmp_path: Path) -> None:
+    """Ion's 6-2 read as 1-6 with a die the reader was unsure of: his right play is not called
+    illegal; the referee asks about the roll, and the dice corrected record the play."""
+    referee, signals = new_referee(tmp_path / "unsure.jsonl")
+    opening(referee)
+    roll_and_play(referee, 0, MISREAD, die_confidence=UNSURE, settled_reads=4)
+    assert referee.mode == QUESTION
+    kinds = [r.event.kind for r in referee.journal.records]
+    assert "IllegalPlayDetected" not in kinds and not any(k == "illegal" for k, _ in signals.seen)
+    question = [data for kind, data in signals.seen if kind == "question"][-1]
+    assert "dice" in question["reason"] and "1-6" in question["reason"]
+    assert referee.correct_dice((6, 2))
+    assert referee.mode == NORMAL and referee.state.turn == 0
+    assert [r.event.kind for r in referee.journal.records][-2:] == ["DiceCorrected", "Play"]
+
+
+def test_an_unsure_roll_confirmed_as_read_makes_the_play_illegal(tmp_path: Path) -> None:
+    """Asked about the unsure 1-6, a person confirms the reading: the play is illegal for it."""
+    referee, _ = new_referee(tmp_path / "confirmed.jsonl")
+    opening(referee)
+    roll_and_play(referee, 0, MISREAD, die_confidence=UNSURE, settled_reads=4)
+    assert referee.mode == QUESTION and referee.confirm_reading()
+    assert referee.mode == ILLEGAL
+    assert referee.journal.records[-1].event.kind == "IllegalPlayDetected"
+
+
+def test_an_unsure_roll_with_a_legal_play_is_recorded_without_a_question(tmp_path: Path) -> None:
+    """Read right but unsurely: a play legal for the roll as read is recorded at once."""
+    referee, signals = new_referee(tmp_path / "legal.jsonl")
+    opening(referee)
+    roll_and_play(referee, 0, {}, die_confidence=UNSURE)
+    assert referee.mode == NORMAL and referee.state.turn == 0
+    assert referee.journal.records[-1].event.kind == "Play"
+    assert not any(kind == "question" for kind, _ in signals.seen)
+
+
+def test_a_sure_misread_roll_still_makes_the_play_illegal(tmp_path: Path) -> None:
+    """The dice threshold only holds back a verdict when a die was unsure: read as surely as the
+    reader can, the misread roll makes the right play illegal (a person then corrects the dice)."""
+    referee, _ = new_referee(tmp_path / "sure.jsonl")
+    opening(referee)
+    roll_and_play(referee, 0, MISREAD, die_confidence=0.95, settled_reads=4)
+    assert referee.mode == ILLEGAL

@@ -35,11 +35,14 @@ class Recorder:
 
 def obs(position: Position, light_on_roll: bool = True, orientation: str = "bottom-right", *,
         dice: tuple[int, ...] = (), roll: str | None = None, void_reason: str | None = None,
-        confidence: float = 0.95, half: str | None = "right", sides: tuple[str, ...] = ()) -> Observation:
+        confidence: float = 0.95, half: str | None = "right", sides: tuple[str, ...] = (),
+        die_confidence: float | None = None) -> Observation:
     points, bar = position_to_physical(position, light_on_roll, orientation)
     listed = []
     for i, value in enumerate(dice):
         die: dict[str, Any] = {"value": value, "centre": [700 + 40 * i, 400]}
+        if die_confidence is not None:
+            die["confidence"] = die_confidence
         if sides:
             die["side"] = sides[i]
         listed.append(die)

@@ -118,3 +118,31 @@ def test_a_dataset_without_an_empty_board_is_still_read(small_dataset: Path, tmp
         summary, _ = evaluate(_without_references(small_dataset, tmp_path, keep), CHECKERS_ONLY)
         assert summary["point_accuracy"] >= 0.97, keep
         assert summary["point_accuracy"] >= with_refs["point_accuracy"] - 0.01, keep
+
+
+def test_dice_doubt_is_the_least_sure_die_against_the_question_threshold() -> None:
+    """A roll read wrong with an unsure die counts as doubted, one read right with sure dice does
+    not; rolls called void or frames refused are left out (no roll was taken from them)."""
+    from vision.evaluate import score_frame, summarise
+    from vision.observation import DICE_QUESTION_CONFIDENCE, Observation
+
+    label = {"points": [[0, 0]] * 24, "roll": "valid", "dice": [{"value": 3}, {"value": 5}], "occluded": False}
+
+    def read(values: tuple[int, int], confidences: tuple[float, float], roll: str = "valid") -> Observation:
+        dice = [{"value": v, "confidence": c} for v, c in zip(values, confidences, strict=True)]
+        return Observation(points=[(0, 0)] * 24, dice=dice, roll=roll, confidence=0.9)
+
+    unsure = DICE_QUESTION_CONFIDENCE - 0.1
+    assert read((3, 5), (0.99, unsure)).dice_confidence == unsure
+    assert Observation(points=[(0, 0)] * 24).dice_confidence == 1.0
+    results = [score_frame(f"f{i}", label, obs, 1.0, 0.1) for i, obs in enumerate([
+        read((3, 6), (0.99, unsure)),       # wrong, doubted
+        read((3, 4), (0.99, 0.98)),          # wrong, sure
+        read((3, 5), (0.97, 0.99)),          # right, sure
+        read((3, 5), (unsure, 0.99)),        # right, doubted
+        read((3, 5), (0.97, 0.99)),          # right, sure
+        read((3, 6), (unsure, unsure), "void"),  # called void: no roll taken
+    ])]
+    summary = summarise(results)
+    assert summary["dice_wrong_doubted"] == 0.5
+    assert summary["dice_right_doubted"] == 1 / 3
