@@ -9,7 +9,8 @@ with the learned one.
 Without datasets (as `make bench` runs it) it renders a small 2-D set (seed 22998, 40 frames).
 
 Prints, per dataset and pooled over frames, for each reader: dice read exactly (valid rolls),
-void rolls found, valid rolls called void, and the median time of the dice stage and of the read.
+void rolls found, valid rolls called void, frames with no die read with one (phantoms), and the
+median time of the dice stage and of the read.
 Render the datasets first (held-out designs of the 3-D yardstick, a new seed), e.g.
 ``referee render3d --dataset D --design marble-white --frames 20 --seed 31002``.
 """
@@ -29,7 +30,7 @@ READERS = ("classical", "learned")
 
 
 def measure(path: Path, reader_name: str) -> Values:
-    out: Values = {"exact": [], "void_found": [], "valid_void": [], "dice_ms": [], "read_ms": []}
+    out: Values = {"exact": [], "void_found": [], "valid_void": [], "phantom": [], "dice_ms": [], "read_ms": []}
     for result, obs, read_ms in clear_frames(path, VisionConfig(dice_reader=reader_name, checker_reader=reader_name)):
         out["read_ms"].append(read_ms)
         out["dice_ms"].append(float(obs.timings.get("dice", 0.0)))
@@ -38,17 +39,21 @@ def measure(path: Path, reader_name: str) -> Values:
             out["valid_void"].append(float(result.read_roll == "void"))
         elif result.roll == "void":
             out["void_found"].append(float(result.read_roll == "void"))
+        else:  # no die on the board
+            out["phantom"].append(float(bool(result.read_dice)))
     return out
 
 
 def summary(values: Values) -> dict[str, float | int | None]:
     return {"valid_rolls": len(values["exact"]), "void_rolls": len(values["void_found"]),
             "dice_exact": share(values, "exact"), "void_detected": share(values, "void_found"),
-            "valid_flagged_void": share(values, "valid_void"), "dice_ms_median": median(values, "dice_ms"),
+            "valid_flagged_void": share(values, "valid_void"), "dice_phantom": share(values, "phantom"),
+            "dice_ms_median": median(values, "dice_ms"),
             "read_ms_median": median(values, "read_ms")}
 
 
 if __name__ == "__main__":
     sys.exit(run(__doc__.splitlines()[0], list(READERS), measure, summary,
-                 ["valid_rolls", "void_rolls", "dice_exact", "void_detected", "valid_flagged_void", "dice_ms_median",
+                 ["valid_rolls", "void_rolls", "dice_exact", "void_detected", "valid_flagged_void", "dice_phantom",
+                  "dice_ms_median",
                   "read_ms_median"], ("render2d-22998", 40, 22998)))

@@ -40,6 +40,8 @@ def register(commands: Any) -> None:
     run.add_argument("--config", help="TOML settings file")
     run.add_argument("--club", help="publish to the club's broker (setting club, $REFEREE_CLUB)")
     run.add_argument("--table", help="this board's table name at the club (setting table, $REFEREE_TABLE)")
+    run.add_argument("--readers", help="vision readers: classical (default), learned, or part by part, e.g. "
+                     "checkers=learned,dice=learned (setting readers, $REFEREE_READERS)")
     run.set_defaults(func=run_service)
 
 
@@ -68,4 +70,4 @@ def run_demo(args: argparse.Namespace) -> int:
 def run_service(args: argparse.Namespace) -> int:
     from controller.service import main_service
 
-    return main_service(args.config, club=args.club, table=args.table)
+    return main_service(args.config, club=args.club, table=args.table, readers=args.readers)

@@ -70,11 +70,16 @@ class ServiceSettings:
     table: str = ""  # this board's table name at the club
     club_user: str = ""
     club_password: str = ""
+    #: which vision readers referee: classical or learned for all three parts, or part by part
+    #: (``checkers=learned,dice=learned,hands=classical``; vision.config.VisionConfig.with_readers)
+    readers: str = "classical"
 
     def validate(self) -> ServiceSettings:
         from vision.cameras import parse_camera
+        from vision.config import VisionConfig
 
         parse_camera(self.camera)
+        VisionConfig.with_readers(self.readers)
         variant = find_variant(self.variant)
         self.variant = variant.name
         variant.validate_options(self.options)
@@ -115,7 +120,8 @@ def load_settings(path: str | None = None, environ: dict[str, str] | None = None
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     for name, env in (("camera", "REFEREE_CAMERA"), ("leds", "REFEREE_LEDS"), ("data_dir", "REFEREE_DATA_DIR"),
-                      ("club", "REFEREE_CLUB"), ("table", "REFEREE_TABLE")):
+                      ("club", "REFEREE_CLUB"), ("table", "REFEREE_TABLE"),
+                      ("readers", "REFEREE_READERS")):
         if environ.get(env):
             values[name] = environ[env]
     if "players" in values:
@@ -308,9 +314,11 @@ class Service:
         if self.referee is None or self.calibration is None:
             self.table = None
             return
+        from vision.config import VisionConfig
         from vision.pipeline import Reader
 
-        self.table = Table(Reader(self.calibration), self.referee,
+        config = VisionConfig.with_readers(self.settings.readers)
+        self.table = Table(Reader(self.calibration, config), self.referee,
                            evidence_dir=self.data_dir / f"{Path(self.referee.journal.path).stem}-evidence")
         self.hub.attach(self.table)
 
@@ -508,12 +516,14 @@ class Service:
         self.gpio.close()
 
 
-def main_service(config: str | None, club: str | None = None, table: str | None = None) -> int:
+def main_service(config: str | None, club: str | None = None, table: str | None = None,
+                 readers: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = load_settings(config)
-    if club or table:
+    if club or table or readers:
         settings.club = club or settings.club
         settings.table = table or settings.table
+        settings.readers = readers or settings.readers
         settings.validate()
     service = Service(settings)
     signal.signal(signal.SIGTERM, lambda *_: service.stop.set())

@@ -127,3 +127,27 @@ class VisionConfig:
         if unknown:
             raise ValueError(f"unknown vision setting {sorted(unknown)[0]!r}")
         return cls(**data)
+
+    @classmethod
+    def with_readers(cls, spec: str) -> VisionConfig:
+        """The reader of each part from a setting (`referee run`'s ``readers``): ``classical`` or
+        ``learned`` for all three, or parts named one by one, e.g. ``checkers=learned,dice=learned``
+        (a part not named stays classical).  Raises ValueError naming what is wrong."""
+        parts = {"checkers": "checker_reader", "dice": "dice_reader", "hands": "hand_test"}
+        spec = spec.strip()
+        if spec in READERS:
+            return cls(**{name: spec for name in parts.values()})
+        chosen: dict[str, str] = {}
+        for item in spec.split(","):
+            part, _, reader = (text.strip() for text in item.partition("="))
+            if part not in parts or reader not in READERS:
+                raise ValueError(f"readers: {item.strip()!r} is not classical, learned or PART=READER "
+                                 f"(parts: {', '.join(parts)}; readers: {', '.join(READERS)})")
+            if parts[part] in chosen:
+                raise ValueError(f"readers: {part} is named twice")
+            chosen[parts[part]] = reader
+        return cls(**chosen)
+
+
+#: the readers each part of the vision can use (VisionConfig.with_readers)
+READERS = ("classical", "learned")

@@ -12,7 +12,9 @@ that were not sure (the goal is most), ``right_doubted`` = share of those read e
 not sure (the goal is few).  The same for the dice, over clear ``valid`` frames read ``valid``:
 ``dice_wrong_doubted`` = share of those whose dice were read wrong with a die below
 `DICE_QUESTION_CONFIDENCE` (the referee then asks about the roll before calling a play illegal),
-``dice_right_doubted`` = share of those read right with such a die.
+``dice_right_doubted`` = share of those read right with such a die.  ``dice_phantom`` = share of
+the clear frames with no die on the board (``none``) read with a die (a board mark or a checker
+taken for one: the referee would take it for a roll).
 
 ``references=False`` reads every frame from that photo alone and the dataset's corners, as for a
 board whose empty and start photos were never taken.
@@ -40,6 +42,7 @@ SUMMARY_KEYS = (
     "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
     "occlusion_refused", "false_occlusion", "read_ms_median", "read_ms_p95", "gate_ms_median",
     "wrong_doubted", "right_doubted", "dice_wrong_doubted", "dice_right_doubted",
+    "dice_phantom",
 )
 
 
@@ -133,6 +136,7 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
     read_clear = [r for r in clear if not r.refused]
     valid = [r for r in clear if r.roll == "valid"]
     void = [r for r in clear if r.roll == "void"]
+    no_dice = [r for r in clear if r.roll == "none" and not r.refused]
     # Refused clear frames count as wrong on every point (they were not read).
     points_total = 24 * len(clear)
     points_ok = sum(r.points_exact for r in read_clear)
@@ -160,6 +164,7 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
                                     len(dice_wrong)),
         "dice_right_doubted": _frac(sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_right),
                                     len(dice_right)),
+        "dice_phantom": _frac(sum(bool(r.read_dice) for r in no_dice), len(no_dice)),
     }
     return summary
 

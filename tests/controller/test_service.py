@@ -78,3 +78,71 @@ def test_a_lost_camera_pauses_the_game_and_says_so(tmp_path: Path, monkeypatch: 
     finally:
         service.close()
         Device.pin_factory = None
+
+
+def test_the_readers_come_from_the_settings(tmp_path: Path) -> None:
+    from vision.config import VisionConfig
+
+    config = tmp_path / "referee.toml"
+    config.write_text('readers = "checkers=learned, dice=learned"\n', encoding="utf-8")
+    settings = load_settings(str(config), {})
+    chosen = VisionConfig.with_readers(settings.readers)
+    assert (chosen.checker_reader, chosen.dice_reader, chosen.hand_test) == ("learned", "learned", "classical")
+    on_top = VisionConfig.with_readers(load_settings(str(config), {"REFEREE_READERS": "learned"}).readers)
+    assert (on_top.checker_reader, on_top.dice_reader, on_top.hand_test) == ("learned",) * 3
+    default = VisionConfig.with_readers(load_settings(None, {}).readers)
+    assert (default.checker_reader, default.dice_reader, default.hand_test) == ("classical",) * 3
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("neural", "'neural' is not classical, learned or PART=READER"),
+    ("checkers=learned,pips=learned", "'pips=learned'"),
+    ("dice=learned,dice=classical", "dice is named twice"),
+    ("", "'' is not"),
+])
+def test_bad_readers_are_named(spec: str, message: str) -> None:
+    from controller.service import ServiceSettings
+
+    with pytest.raises(ValueError, match=message):
+        ServiceSettings(readers=spec).validate()
+    if spec:
+        with pytest.raises(ValueError, match=message):
+            load_settings(None, {"REFEREE_READERS": spec})
+
+
+def test_the_service_referees_with_the_readers_it_is_set_to(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board calibrated and watched by the service with the learned readers: its table reads
+    the camera's frames with them."""
+    from gpiozero import Device
+
+    from controller.service import Service, ServiceSettings
+    from vision.dataset import calibration_for, load_dataset
+    from vision.render import render_dataset
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    Device.pin_factory = None
+    root = render_dataset(tmp_path / "frames", 3, seed=616161, style="tournament", occluded_rate=0.0)
+    dataset = load_dataset(root)
+    data = tmp_path / "data"
+    data.mkdir()
+    calibration_for(dataset).save(data / "calibration.json")
+    settings = ServiceSettings(camera=f"frames:{root}", leds="none", data_dir=str(data),
+                               readers="checkers=learned,dice=learned").validate()
+    service = Service(settings)
+    try:
+        service.load_calibration()
+        service.open_match()
+        assert service.table is not None
+        reader = service.table.reader
+        assert (reader.config.checker_reader, reader.config.dice_reader, reader.config.hand_test) == (
+            "learned", "learned", "classical")
+        name = dataset.frames[0]
+        seen = reader.read(dataset.image(name), hand=False)
+        assert "learned" in seen.timings and "checkers" not in seen.timings  # the learned counter read it
+        assert seen.points is not None
+        truth = [tuple(p) for p in dataset.label(name)["points"]]
+        assert sum(a == b for a, b in zip(seen.points, truth, strict=True)) >= 22
+    finally:
+        service.close()
+        Device.pin_factory = None

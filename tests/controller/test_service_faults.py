@@ -176,7 +176,7 @@ def test_the_watchdog_is_pinged_while_the_camera_is_out(tmp_path: Path, monkeypa
     address = str(tmp_path / "notify")
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
         systemd.bind(address)
-        systemd.settimeout(15)
+        systemd.settimeout(30)
         monkeypatch.setenv("NOTIFY_SOCKET", address)
         settings = ServiceSettings(camera=f"video:{tmp_path / 'unplugged.mp4'}", leds="none",
                                    data_dir=str(tmp_path / "data"), host="127.0.0.1", port=free_port()).validate()
@@ -185,7 +185,7 @@ def test_the_watchdog_is_pinged_while_the_camera_is_out(tmp_path: Path, monkeypa
         runner.start()
         try:
             messages: list[bytes] = []
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 30
             while b"WATCHDOG=1" not in messages and time.monotonic() < deadline:
                 messages.append(systemd.recv(64))
             assert b"READY=1" in messages

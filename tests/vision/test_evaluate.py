@@ -146,3 +146,19 @@ def test_dice_doubt_is_the_least_sure_die_against_the_question_threshold() -> No
     summary = summarise(results)
     assert summary["dice_wrong_doubted"] == 0.5
     assert summary["dice_right_doubted"] == 1 / 3
+    assert summary["dice_phantom"] is None  # no frame without dice
+
+
+def test_a_die_read_where_none_lies_is_a_phantom() -> None:
+    from vision.evaluate import score_frame, summarise
+    from vision.observation import Observation
+
+    label = {"points": [[0, 0]] * 24, "roll": "none", "dice": [], "occluded": False}
+    board = [(0, 0)] * 24
+    results = [score_frame(f"f{i}", label, obs, 1.0, 0.1) for i, obs in enumerate([
+        Observation(points=board, dice=[{"value": 3, "confidence": 0.4}], roll="void", void_reason="off_board"),
+        Observation(points=board),
+        Observation(points=board),
+        Observation(points=None, refused=True),  # not read: neither phantom nor clean
+    ])]
+    assert summarise(results)["dice_phantom"] == 1 / 3
