@@ -162,9 +162,11 @@ def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, ce
 def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | None = None, *,
               find_model: str | Path = FIND_MODEL, read_model: str | Path = READ_MODEL) -> list[LearnedDie]:
     """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes
-    for dice.  ``empty``: the calibration's photo of the empty board, when there is one (the
-    candidates that are marks of the board are dropped; a photo of another size than the frame
-    is no such photo)."""
+    for dice.  Candidates off the playing surface (on the bar or the frame, where the doubling
+    cube rests) are none: a die that lands there is off the surface, and the die left alone on it
+    voids the roll just the same.  ``empty``: the calibration's photo of the empty board, when
+    there is one (the candidates that are marks of the board are dropped; a photo of another size
+    than the frame is no such photo)."""
     if empty is not None and empty.shape != image.shape:
         empty = None
     find, read = _nets(str(find_model), str(read_model))
@@ -181,6 +183,8 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     for c, (_, _, h) in zip(centres, peaks, strict=True):
         if len(candidates) == READ:
             break
+        if geometry.half(c) not in ("left", "right"):
+            continue  # on the bar or the frame: the doubling cube, or a die off the surface (§1.6)
         if empty is None or not board_mark(image, empty, geometry, c):
             candidates.append((c, h))
     if not candidates:

@@ -100,6 +100,44 @@ def test_a_mark_of_the_board_that_looks_like_a_die_is_no_die(unseen: Path) -> No
     pytest.fail("no valid roll read exactly")
 
 
+def test_a_die_like_thing_on_the_bar_is_no_die(unseen: Path) -> None:
+    """What lies on the bar is off the playing surface (RULES.md §1.6): the doubling cube that
+    rests there, or a die that landed there (the die left alone on the surface then voids the
+    roll).  The same die's picture is a die on the surface, not on the bar."""
+    dataset = load_dataset(unseen)
+    geometry = calibration_for(dataset).geometry
+    bar = ((geometry.bar_u[0] + geometry.bar_u[1]) / 2, 0.3)
+    for name in dataset.frames:
+        label = dataset.label(name)
+        if label.get("roll") != "valid":
+            continue
+        frame = dataset.image(name)
+        truth = Counter(int(d["value"]) for d in label["dice"])
+        if Counter(d.value for d in read_dice(frame, geometry)) != truth:
+            continue
+        (x, y), size = label["dice"][0]["centre"], geometry.die_size_px(label["dice"][0]["centre"])
+        half = int(size * 0.6)
+        patch = frame[int(y) - half:int(y) + half, int(x) - half:int(x) + half].copy()
+        spots = {"bar": bar, "surface": (0.25, 0.5)}
+        at = {k: tuple(int(c) for c in geometry.to_image(np.array(uv))) for k, uv in spots.items()}
+        if patch.shape[:2] != (2 * half, 2 * half) or any(
+                np.hypot(mx - d["centre"][0], my - d["centre"][1]) < 3 * size for mx, my in at.values()
+                for d in label["dice"]):
+            continue
+        found = {}
+        for place, (mx, my) in at.items():
+            pasted = frame.copy()
+            pasted[my - half:my + half, mx - half:mx + half] = patch
+            dice = read_dice(pasted, geometry)
+            found[place] = [d for d in dice if np.hypot(d.centre[0] - mx, d.centre[1] - my) < size]
+            if place == "bar":
+                assert Counter(d.value for d in dice) == truth
+        assert found["surface"], "the pasted die is a die where it lies on the playing surface"
+        assert not found["bar"], "a die-like thing on the bar is read as a die"
+        return
+    pytest.skip("no frame with a free bar and surface spot")
+
+
 def test_void_rolls_are_found_and_valid_ones_kept(unseen: Path) -> None:
     dataset = load_dataset(unseen)
     reader = Reader(calibration_for(dataset), VisionConfig(dice_reader="learned"))
