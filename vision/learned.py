@@ -48,6 +48,9 @@ NEAR_EMPTY_FLOOR = 0.5
 EMPTY_CUTS = 6
 #: `match_colour` compares every this many pixels of the strips, across and along
 COLOUR_STEP = 4
+#: a strip whose count the counter gives less than this, and that does not simply look as the
+#: empty board there, is read mirrored too (`count_points`; chosen on tuning sets)
+MIRROR_BELOW = 0.9
 
 
 @dataclass
@@ -213,14 +216,27 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
     (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
     empty board), each strip is read beside the empty board's and judged against it
-    (`beside_empty`), its colours first brought to the empty board's (`match_colour`)."""
+    (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip
+    the counter is not sure of is read mirrored too, the two readings averaged."""
     strips = board_strips(image, geometry)
     if empty is not None:
         strips = match_colour(strips, empty.strips)
-    count_p, colour_p, features = _counter(str(model)).read_standardised(
-        standardise(strips), None if empty is None else empty.references)
-    if empty is not None:
-        count_p = beside_empty(count_p, empty.distances(features))
+    counter, upright = _counter(str(model)), standardise(strips)
+    references = np.zeros_like(upright) if empty is None else empty.references
+    count_p, colour_p, features = counter.read_standardised(upright, references)
+    distance = None if empty is None else empty.distances(features)
+    # a strip the counter is not sure of, and not simply the empty board's, read mirrored too (a
+    # stack's mirror is a stack of the same count, as in training): the two readings averaged
+    unsure = count_p.max(axis=1) < MIRROR_BELOW
+    if distance is not None:
+        unsure &= distance >= EMPTY_DISTANCE
+    if unsure.any():
+        again, again_colour, _ = counter.read_standardised(
+            np.ascontiguousarray(upright[unsure][..., ::-1]), np.ascontiguousarray(references[unsure][..., ::-1]))
+        count_p[unsure] = (count_p[unsure] + again) / 2
+        colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
+    if distance is not None:
+        count_p = beside_empty(count_p, distance)
     counts = [int(i) for i in count_p.argmax(axis=1)]
     colours: list[int | None] = [int(colour_p[i].argmax()) if counts[i] else None for i in range(len(counts))]
     probabilities = [float(count_p[i, counts[i]]) * (float(colour_p[i].max()) if counts[i] else 1.0)
