@@ -153,6 +153,7 @@ class _Pending:
     points: dict[int, str] = field(default_factory=dict)
     standing: bool = True  # the last dice-free reading still shows the illegal play
     roll_refused: bool = False  # dice thrown over it under must_correct, not yet lifted
+    about_dice: bool = False  # the question is whether the roll was read right
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -620,7 +621,7 @@ class Referee:
                 why = "one checker differs from a legal play"
             else:  # the play may be legal: the dice may be what was misread
                 why = f"the dice were not read surely ({'-'.join(map(str, self.roll_unsure or ()))}): is that the roll?"
-            self._uncertain(observed, why)
+            self._uncertain(observed, why, about_dice=self._sure(obs) and distance > 1)
             return
         if self.same_reads + 1 < self.settings.confirm_reads:
             return  # wait for the same reading again before crying foul
@@ -634,13 +635,13 @@ class Referee:
             return error
         return None
 
-    def _uncertain(self, observed: Position | None, why: str) -> None:
+    def _uncertain(self, observed: Position | None, why: str, about_dice: bool = False) -> None:
         self.uncertain_reads += 1
         if self.uncertain_reads >= self.settings.question_after_reads and observed is not None:
             state = self.state
             player = state.turn if state.turn is not None else 0
             self.mode = QUESTION
-            self.pending = _Pending(player, observed, why)
+            self.pending = _Pending(player, observed, why, about_dice=about_dice)
             self.message = why
             self._emit("question", player=player, position=observed.id, reason=why)
 
@@ -798,10 +799,14 @@ class Referee:
         if self.mode != QUESTION or self.pending is None or self.last is None:
             self.message = "there is no question to answer"
             return False
-        observed = self.pending.observed
+        observed, about_dice = self.pending.observed, self.pending.about_dice
         self.mode = NORMAL
         self.pending = None
         self.uncertain_reads = 0
+        if about_dice:  # the roll is as read: the board was read surely, so the play is illegal
+            self.roll_unsure = None
+            self._declare_illegal(self.last, observed, self._legal())
+            return True
         self._judge_confirmed(observed)
         return True
 

@@ -76,6 +76,7 @@ REASON_CODES = (
     ("not a possible position", "impossible_reading"),
     ("reading is uncertain", "uncertain_reading"),
     ("one checker differs", "one_checker_differs"),
+    ("dice were not read surely", "dice_unsure"),
 )
 
 

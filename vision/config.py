@@ -134,6 +134,8 @@ class VisionConfig:
         ``learned`` for all three, or parts named one by one, e.g. ``checkers=learned,dice=learned``
         (a part not named stays classical).  Raises ValueError naming what is wrong."""
         parts = {"checkers": "checker_reader", "dice": "dice_reader", "hands": "hand_test"}
+        if not isinstance(spec, str):
+            raise ValueError(f"readers: must be text such as \"learned\", not {spec!r}")
         spec = spec.strip()
         if spec in READERS:
             return cls(**{name: spec for name in parts.values()})

@@ -164,7 +164,7 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes
     for dice.  Candidates off the playing surface (on the bar or the frame, where the doubling
     cube rests) are none: a die that lands there is off the surface, and the die left alone on it
-    voids the roll just the same.  ``empty``: the calibration's photo of the empty board, when
+    voids the roll just the same (both dice there read as no roll).  ``empty``: the calibration's photo of the empty board, when
     there is one (the candidates that are marks of the board are dropped; a photo of another size
     than the frame is no such photo)."""
     if empty is not None and empty.shape != image.shape:

@@ -65,7 +65,8 @@ QUESTION_CONFIDENCE = 0.3
 #: ``min_dice_confidence``).  Chosen on tuning sets (3-D held-out designs at seeds 31007 and
 #: 31009, learned dice reader, 98 valid rolls read valid): 13 of the 18 misread rolls fall below
 #: it and 9 of the 80 read right; on the 2-D renderer (seed 22999) no roll read right by either
-#: dice reader does.  `referee vision eval` reports it as ``dice_wrong_doubted`` /
+#: dice reader does.  The classical reader's confidences never fall below it (a one is exactly
+#: 0.6), so only the learned reader's dice are ever doubted.  `referee vision eval` reports it as ``dice_wrong_doubted`` /
 #: ``dice_right_doubted``.
 DICE_QUESTION_CONFIDENCE = 0.6
 

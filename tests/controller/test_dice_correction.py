@@ -264,13 +264,40 @@ def test_a_play_that_looks_illegal_for_an_unsure_roll_is_asked_about_not_called_
 
 
 def test_an_unsure_roll_confirmed_as_read_makes_the_play_illegal(tmp_path: Path) -> None:
-    """Asked about the unsure 1-6, a person confirms the reading: the play is illegal for it."""
-    referee, _ = new_referee(tmp_path / "confirmed.jsonl")
+    """Asked about the unsure 1-6, a person confirms the reading: the play is illegal for it, with
+    the evidence frame and the points to put right, and the roll is no longer in doubt (the play
+    taken back and another illegal one tried is called illegal at once)."""
+    referee, signals = new_referee(tmp_path / "confirmed.jsonl", evidence="evidence/frame-00011.jpg")
     opening(referee)
     roll_and_play(referee, 0, MISREAD, die_confidence=UNSURE, settled_reads=4)
     assert referee.mode == QUESTION and referee.confirm_reading()
     assert referee.mode == ILLEGAL
-    assert referee.journal.records[-1].event.kind == "IllegalPlayDetected"
+    record = referee.journal.records[-1]
+    assert record.event.kind == "IllegalPlayDetected" and record.evidence == "evidence/frame-00011.jpg"
+    illegal = [data for kind, data in signals.seen if kind == "illegal"][-1]
+    assert illegal["points"]
+    before = referee.state.position_for(1)
+    referee.observe(obs(before, False))  # taken back
+    assert referee.mode == NORMAL
+    questions = sum(kind == "question" for kind, _ in signals.seen)
+    other = play(before, "62", "13/7 13/11")  # legal for the real 6-2, illegal for 1-6
+    for _ in range(4):
+        referee.observe(obs(other, False))
+    assert referee.mode == ILLEGAL
+    last = referee.journal.records[-1].event
+    assert isinstance(last, match.IllegalPlayDetected) and last.result == other
+    assert sum(kind == "question" for kind, _ in signals.seen) == questions
+
+
+def test_the_next_roll_read_surely_is_judged_on_its_own(tmp_path: Path) -> None:
+    """An unsure roll played legally leaves no doubt behind: the next roll, misread but read
+    surely, makes its right play illegal at once."""
+    referee, _ = new_referee(tmp_path / "next.jsonl")
+    opening(referee)
+    roll_and_play(referee, 0, {}, die_confidence=UNSURE)
+    assert referee.state.turn == 0
+    roll_and_play(referee, 1, {1: (1, 1)}, die_confidence=0.95, settled_reads=4)
+    assert referee.mode == ILLEGAL
 
 
 def test_an_unsure_roll_with_a_legal_play_is_recorded_without_a_question(tmp_path: Path) -> None:
