@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from controller.cli import main
 from vision.calibration import BoardGeometry
 from vision.config import VisionConfig
-from vision.dataset import calibration_for, load_dataset
+from vision.dataset import Dataset, calibration_for, load_dataset
 from vision.dice_learned import FIND_MODEL, READ_MODEL, board_mark, read_dice
 from vision.pipeline import Reader, learned_roll_validity
 from vision.render import render_dataset
@@ -53,6 +55,19 @@ def test_reads_the_dice_of_an_unseen_seed(unseen: Path) -> None:
     assert exact / valid >= 0.8, f"{exact} of {valid} valid rolls read exactly"
 
 
+def _read_exactly(dataset: Dataset, geometry: BoardGeometry,
+                  empty: np.ndarray | None = None) -> Iterator[tuple[np.ndarray, dict[str, Any], Counter[int]]]:
+    """(frame, label, dice values) of each valid roll the reader reads exactly."""
+    for name in dataset.frames:
+        label = dataset.label(name)
+        if label.get("roll") != "valid":
+            continue
+        frame = dataset.image(name)
+        truth = Counter(int(d["value"]) for d in label["dice"])
+        if Counter(d.value for d in read_dice(frame, geometry, empty)) == truth:
+            yield frame, label, truth
+
+
 def test_a_mark_of_the_board_that_looks_like_a_die_is_no_die(unseen: Path) -> None:
     """A die printed on the board (as a marble vein can look to the finder) is in the empty
     board's photo too: with that photo it is dropped, and the real dice are read."""
@@ -60,14 +75,7 @@ def test_a_mark_of_the_board_that_looks_like_a_die_is_no_die(unseen: Path) -> No
     calib = calibration_for(dataset)
     geometry, empty = calib.geometry, calib.reference_frame
     assert empty is not None
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("roll") != "valid":
-            continue
-        frame = dataset.image(name)
-        truth = Counter(int(d["value"]) for d in label["dice"])
-        if Counter(d.value for d in read_dice(frame, geometry, empty)) != truth:
-            continue
+    for frame, label, truth in _read_exactly(dataset, geometry, empty):
         # copy the first die, and the board under it, onto an empty spot of both pictures
         (x, y), size = label["dice"][0]["centre"], geometry.die_size_px(label["dice"][0]["centre"])
         half = int(size)
@@ -107,14 +115,7 @@ def test_a_die_like_thing_on_the_bar_is_no_die(unseen: Path) -> None:
     dataset = load_dataset(unseen)
     geometry = calibration_for(dataset).geometry
     bar = ((geometry.bar_u[0] + geometry.bar_u[1]) / 2, 0.3)
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("roll") != "valid":
-            continue
-        frame = dataset.image(name)
-        truth = Counter(int(d["value"]) for d in label["dice"])
-        if Counter(d.value for d in read_dice(frame, geometry)) != truth:
-            continue
+    for frame, label, truth in _read_exactly(dataset, geometry):
         (x, y), size = label["dice"][0]["centre"], geometry.die_size_px(label["dice"][0]["centre"])
         half = int(size * 0.6)
         patch = frame[int(y) - half:int(y) + half, int(x) - half:int(x) + half].copy()
