@@ -24,6 +24,7 @@ from controller.referee import ILLEGAL, PAUSED, QUESTION, Referee, Seating
 from controller.table import Table
 from rules import match
 from rules.position import Position
+from vision.calibration import DIE_PX_ADVISED
 from vision.observation import position_to_physical
 from web_ui.view import (
     Alert,
@@ -376,8 +377,10 @@ class RefereeHub:
         obs = table.last_observation if table is not None else None
         if obs is None:
             return None
+        assert table is not None
+        die_px = round(table.reader.calibration.geometry.smallest_die_px(), 1)
         if obs.points is None:
-            return CameraReading(occluded=obs.occluded, confidence=0.0)
+            return CameraReading(occluded=obs.occluded, confidence=0.0, die_px=die_px, die_px_advised=DIE_PX_ADVISED)
         return CameraReading(
             points=tuple((int(a), int(b)) for a, b in obs.points),
             bar=(int(obs.bar[0]), int(obs.bar[1])),
@@ -386,6 +389,8 @@ class RefereeHub:
             void_reason=obs.void_reason or "",
             occluded=obs.occluded,
             confidence=float(obs.confidence),
+            die_px=die_px,
+            die_px_advised=DIE_PX_ADVISED,
         )
 
     # --- Commands ----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 from vision.config import VisionConfig
 
 __all__ = [
+    "DIE_PX_ADVISED",
     "BoardGeometry",
     "Calibration",
     "ColourModel",
@@ -72,6 +73,13 @@ def lab_at(background: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if lab.shape[:2] != shape[:2]:
         lab = cv2.resize(lab, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
     return lab
+
+
+#: A die should span at least this many pixels everywhere on the board: on the 3-D yardstick's
+#: tuning sets (seeds 31007, 31009, 31013 and the 2-D 22999; 199 valid rolls, learned readers)
+#: rolls whose smaller die spanned 20 px or more were read exactly 0.98 of the time, 16-20 px 0.81,
+#: 14-16 px 0.68.  The calibration page says so when the camera sees the dice smaller.
+DIE_PX_ADVISED = 20.0
 
 
 @dataclass
@@ -256,6 +264,13 @@ class BoardGeometry:
 
     def die_size_px(self, xy: Any) -> float:
         return 0.42 * self.checker_diameter_px(xy)
+
+    def smallest_die_px(self) -> float:
+        """How many pixels a die spans where the board is seen smallest (over its corners, the
+        middles of its edges and its centre): the camera's resolution where the dice are read
+        least well (`DIE_PX_ADVISED`)."""
+        grid = [(u, v) for u in (0.0, 0.5, 1.0) for v in (0.0, 0.5, 1.0)]
+        return min(self.die_size_px(self.to_image(np.array(uv, np.float64))) for uv in grid)
 
     def up_direction(self, xy: Any, hfov_deg: float | None = None) -> tuple[float, float]:
         """The unit direction in the image in which "up" (the board's normal, toward the camera)

@@ -159,6 +159,8 @@ class CameraReading:
     occluded: bool = False
     confidence: float = 1.0
     calibrated: bool = True
+    die_px: float = 0.0  # how many pixels a die spans where the board is seen smallest (0: not known)
+    die_px_advised: float = 0.0  # the least the dice reader needs (the page warns below it)
 
 
 @runtime_checkable

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from controller.demo import demo_setup
@@ -95,3 +97,35 @@ def test_mover_point_inverts_the_seating() -> None:
     assert mover_point(6, seating, "backgammon", 0) == 6
     assert mover_point(6, seating, "backgammon", 1) == 19
     assert mover_point(25, seating, "backgammon", 1) == 25
+
+
+def test_the_calibration_page_says_how_big_the_dice_are(live) -> None:  # type: ignore[no-untyped-def]
+    """The calibration page gives the size of a die where the board is seen smallest, and warns
+    when that is below what the dice reader needs (vision.calibration.DIE_PX_ADVISED)."""
+    from vision.calibration import DIE_PX_ADVISED
+
+    hub, _, client = live
+    table = hub.table
+    setup, _ = demo_setup("backgammon", 3)
+    frame, _ = rnd.render(setup, rnd.Scene(points=[(0, 0)] * 24, seed=2))
+    for second in range(6):  # settled frames until one is read
+        table.feed(frame, now=float(second))
+    geometry = table.reader.calibration.geometry
+    size = geometry.smallest_die_px()
+    corners = [geometry.die_size_px(geometry.to_image(np.array(uv, np.float64))) for uv in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    assert 0 < size <= min(corners) + 1e-6
+    reading = hub.camera_reading()
+    assert reading is not None and reading.die_px == round(size, 1) and reading.die_px_advised == DIE_PX_ADVISED
+    html = client.get("/calibration/reading").get_json()["html"]
+    assert f"{round(size)} px" in html
+    assert ('id="dice-small"' in html) == (size < DIE_PX_ADVISED)
+    # the same board seen by a camera at half the resolution: the dice are too small
+    half = (rnd.IMAGE_SIZE[0] // 2, rnd.IMAGE_SIZE[1] // 2)
+    small_frame = cv2.resize(frame, half, interpolation=cv2.INTER_AREA)
+    small = Table(Reader(calibrate(np.asarray(setup.corners) * 0.5, half, empty=small_frame)), hub.referee)
+    for second in range(6):
+        small.feed(small_frame, now=float(second))
+    hub.attach(small)
+    html = client.get("/calibration/reading").get_json()["html"]
+    assert small.reader.calibration.geometry.smallest_die_px() < DIE_PX_ADVISED
+    assert 'id="dice-small"' in html
