@@ -614,14 +614,15 @@ class Referee:
             return
         close = nearest(observed, legal)
         distance = _checker_distance(observed, close) if close is not None else 99
-        if not self._sure(obs) or distance <= 1 or self.roll_unsure is not None:
-            if not self._sure(obs):
-                why = "the reading is uncertain"
-            elif distance <= 1:
-                why = "one checker differs from a legal play"
-            else:  # the play may be legal: the dice may be what was misread
-                why = f"the dice were not read surely ({'-'.join(map(str, self.roll_unsure or ()))}): is that the roll?"
-            self._uncertain(observed, why, about_dice=self._sure(obs) and distance > 1)
+        if not self._sure(obs):
+            self._uncertain(observed, "the reading is uncertain")
+            return
+        if distance <= 1:
+            self._uncertain(observed, "one checker differs from a legal play")
+            return
+        if self.roll_unsure is not None:  # the play may be legal: the dice may be what was misread
+            roll = "-".join(map(str, self.roll_unsure))
+            self._uncertain(observed, f"the dice were not read surely ({roll}): is that the roll?", about_dice=True)
             return
         if self.same_reads + 1 < self.settings.confirm_reads:
             return  # wait for the same reading again before crying foul

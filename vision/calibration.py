@@ -269,8 +269,8 @@ class BoardGeometry:
         """How many pixels a die spans where the board is seen smallest (over its corners, the
         middles of its edges and its centre): the camera's resolution where the dice are read
         least well (`DIE_PX_ADVISED`)."""
-        grid = [(u, v) for u in (0.0, 0.5, 1.0) for v in (0.0, 0.5, 1.0)]
-        return min(self.die_size_px(self.to_image(np.array(uv, np.float64))) for uv in grid)
+        grid = np.array([(u, v) for u in (0.0, 0.5, 1.0) for v in (0.0, 0.5, 1.0)], np.float64)
+        return min(self.die_size_px(xy) for xy in self.to_image(grid))
 
     def up_direction(self, xy: Any, hfov_deg: float | None = None) -> tuple[float, float]:
         """The unit direction in the image in which "up" (the board's normal, toward the camera)
