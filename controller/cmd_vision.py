@@ -20,12 +20,12 @@ def register(commands: Any) -> None:
     ev.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev.add_argument("--csv", metavar="FILE", help="write one row per frame")
     ev.add_argument("--limit", type=int, default=None, help="only the first N frames")
-    ev.add_argument("--checkers", choices=["classical", "learned"], default="classical",
-                    help="how the points' checkers are counted (learned: the CNN of vision/models)")
-    ev.add_argument("--hands", choices=["classical", "learned"], default="classical",
-                    help="how the gate tells a hand over the board (learned: the CNN of vision/models)")
-    ev.add_argument("--dice", choices=["classical", "learned"], default="classical",
-                    help="dice reader: classical (vision.dice) or learned (vision.dice_learned)")
+    ev.add_argument("--checkers", choices=["auto", "classical", "learned"], default="auto",
+                    help="how the points' checkers are counted (learned: the CNN of vision/models); auto (default): classical on the 2-D renderer's datasets, learned on others")
+    ev.add_argument("--hands", choices=["auto", "classical", "learned"], default="auto",
+                    help="how the gate tells a hand over the board (learned: the CNN of vision/models); auto (default): classical on the 2-D renderer's datasets, learned on others")
+    ev.add_argument("--dice", choices=["auto", "classical", "learned"], default="auto",
+                    help="dice reader: classical (vision.dice) or learned (vision.dice_learned); auto (default): classical on the 2-D renderer's datasets, learned on others")
     ev.add_argument("--no-gate", action="store_true",
                     help="read every frame whatever the hand gate says (to measure the readers alone)")
     ev.add_argument("--no-references", action="store_true",
@@ -79,26 +79,30 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 
 def _eval(args: argparse.Namespace) -> int:
     from vision.config import VisionConfig
+    from vision.dataset import load_dataset
     from vision.evaluate import evaluate
 
-    config = VisionConfig(checker_reader=args.checkers, hand_test=args.hands, dice_reader=args.dice)
+    config = VisionConfig.with_readers(f"checkers={args.checkers},dice={args.dice},hands={args.hands}",
+                                       synthetic=load_dataset(args.dataset).rendered_2d)
     summary, _ = evaluate(args.dataset, config, csv_path=args.csv, limit=args.limit,
                           references=not args.no_references, gate=not args.no_gate)
-    _print_summary(summary, args.json)
+    _print_summary(summary if args.json else {**summary, "readers": config.readers()}, args.json)
     return 0
 
 
 def _read(args: argparse.Namespace) -> int:
+    from vision.config import VisionConfig
     from vision.dataset import calibration_for, load_dataset, read_image
     from vision.pipeline import Reader
 
     dataset = load_dataset(args.dataset)
+    config = VisionConfig.with_readers("auto", synthetic=dataset.rendered_2d)
     path = Path(args.image)
     if not path.is_file() and (dataset.root / path).is_file():
         path = dataset.root / path
     image = read_image(path)
-    calib = calibration_for(dataset, image_size=(image.shape[1], image.shape[0]), frame=image)
-    observation = Reader(calib).read(image)
+    calib = calibration_for(dataset, config, image_size=(image.shape[1], image.shape[0]), frame=image)
+    observation = Reader(calib, config).read(image)
     out = observation.to_json()
     # The position as the rules see it, light on roll, light's home board bottom right
     # (INTERFACES §3 board frame); null when the frame was refused or cannot be a position.

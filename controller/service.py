@@ -70,9 +70,11 @@ class ServiceSettings:
     table: str = ""  # this board's table name at the club
     club_user: str = ""
     club_password: str = ""
-    #: which vision readers referee: classical or learned for all three parts, or part by part
-    #: (``checkers=learned,dice=learned,hands=classical``; vision.config.VisionConfig.with_readers)
-    readers: str = "classical"
+    #: which vision readers referee: auto, classical or learned for all three parts, or part by
+    #: part (``checkers=learned,dice=learned,hands=classical``; vision.config.VisionConfig.with_readers).
+    #: auto: the classical readers on the 2-D renderer's pictures (the synthetic camera), the
+    #: learned ones on a real camera's (vision.config.auto_readers)
+    readers: str = "auto"
 
     def validate(self) -> ServiceSettings:
         from vision.cameras import parse_camera
@@ -314,10 +316,12 @@ class Service:
         if self.referee is None or self.calibration is None:
             self.table = None
             return
+        from vision.cameras import shows_renderer
         from vision.config import VisionConfig
         from vision.pipeline import Reader
 
-        config = VisionConfig.with_readers(self.settings.readers)
+        config = VisionConfig.with_readers(self.settings.readers, synthetic=shows_renderer(self.settings.camera))
+        log.info("reading the board with %s", config.readers())
         self.table = Table(Reader(self.calibration, config), self.referee,
                            evidence_dir=self.data_dir / f"{Path(self.referee.journal.path).stem}-evidence")
         self.hub.attach(self.table)

@@ -216,6 +216,19 @@ def parse_camera(setting: str) -> tuple[str, str]:
     )
 
 
+def shows_renderer(setting: str) -> bool:
+    """Whether the camera ``setting`` shows the 2-D renderer's pictures: the synthetic camera, or
+    a §3 dataset the 2-D renderer wrote (``frames:DIR``; vision.dataset.Dataset.rendered_2d).  What
+    the ``auto`` readers go by (vision.config.auto_readers).  ValueError for a bad setting or a
+    ``frames:`` folder that is no dataset."""
+    kind, arg = parse_camera(setting)
+    if kind == "frames":
+        from vision.dataset import load_dataset
+
+        return load_dataset(arg).rendered_2d
+    return kind == "synthetic"
+
+
 def open_camera(setting: str | None = None, **options: Any) -> FrameSource:
     """Open the camera named by ``setting`` (default: ``REFEREE_CAMERA``, else ``synthetic``)."""
     if setting is None:

@@ -129,27 +129,48 @@ class VisionConfig:
         return cls(**data)
 
     @classmethod
-    def with_readers(cls, spec: str) -> VisionConfig:
-        """The reader of each part from a setting (`referee run`'s ``readers``): ``classical`` or
-        ``learned`` for all three, or parts named one by one, e.g. ``checkers=learned,dice=learned``
-        (a part not named stays classical).  Raises ValueError naming what is wrong."""
+    def with_readers(cls, spec: str, synthetic: bool = False) -> VisionConfig:
+        """The reader of each part from a setting (`referee run`'s ``readers``): ``auto``,
+        ``classical`` or ``learned`` for all three, or parts named one by one, e.g.
+        ``checkers=learned,dice=learned`` (a part not named is ``auto``).  ``auto`` (for all
+        or for a part) is `auto_readers` of ``synthetic``: whether the pictures are the 2-D
+        renderer's.  Raises ValueError naming what is wrong."""
         parts = {"checkers": "checker_reader", "dice": "dice_reader", "hands": "hand_test"}
         if not isinstance(spec, str):
             raise ValueError(f"readers: must be text such as \"learned\", not {spec!r}")
         spec = spec.strip()
-        if spec in READERS:
-            return cls(**{name: spec for name in parts.values()})
+        if spec in CHOICES:
+            return cls(**{name: _resolve(spec, synthetic) for name in parts.values()})
         chosen: dict[str, str] = {}
         for item in spec.split(","):
             part, _, reader = (text.strip() for text in item.partition("="))
-            if part not in parts or reader not in READERS:
-                raise ValueError(f"readers: {item.strip()!r} is not classical, learned or PART=READER "
-                                 f"(parts: {', '.join(parts)}; readers: {', '.join(READERS)})")
+            if part not in parts or reader not in CHOICES:
+                raise ValueError(f"readers: {item.strip()!r} is not {', '.join(CHOICES[:-1])} or {CHOICES[-1]}, "
+                                 f"or PART=READER (parts: {', '.join(parts)}; readers: {', '.join(CHOICES)})")
             if parts[part] in chosen:
                 raise ValueError(f"readers: {part} is named twice")
-            chosen[parts[part]] = reader
-        return cls(**chosen)
+            chosen[parts[part]] = _resolve(reader, synthetic)
+        return cls(**{name: chosen.get(name, auto_readers(synthetic)) for name in parts.values()})
+
+    def readers(self) -> str:
+        """The readers in use, as a ``readers`` setting names them (``checkers=…,dice=…,hands=…``)."""
+        return f"checkers={self.checker_reader},dice={self.dice_reader},hands={self.hand_test}"
+
+
+def auto_readers(synthetic: bool) -> str:
+    """The readers ``auto`` stands for: ``classical`` on the 2-D renderer's pictures (the synthetic
+    camera, datasets written by `referee render`), the pictures the classical readers were tuned
+    on and read exactly; ``learned`` on every other picture (a real camera, the 3-D yardstick),
+    where the classical readers read no board of a design they were not tuned on exactly and
+    the learned ones most (README, "The learned readers")."""
+    return "classical" if synthetic else "learned"
+
+
+def _resolve(reader: str, synthetic: bool) -> str:
+    return auto_readers(synthetic) if reader == "auto" else reader
 
 
 #: the readers each part of the vision can use (VisionConfig.with_readers)
 READERS = ("classical", "learned")
+#: what a ``readers`` setting may name for a part: a reader, or ``auto`` (`auto_readers`)
+CHOICES = ("auto", *READERS)

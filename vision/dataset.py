@@ -17,6 +17,8 @@ __all__ = ["Dataset", "load_dataset", "read_image", "calibration_for"]
 
 FORMAT = "referee-frames/1"
 VOID_REASONS = ("different_halves", "cocked", "on_checker", "off_board")
+#: dataset.json's generator "tool" of the 2-D renderer's datasets (vision.render.render_dataset)
+RENDER_2D = "referee render"
 
 
 def read_image(path: str | Path) -> np.ndarray:
@@ -39,6 +41,15 @@ class Dataset:
 
     def image(self, name: str) -> np.ndarray:
         return read_image(self.root / name)
+
+    @property
+    def rendered_2d(self) -> bool:
+        """Whether the 2-D renderer (`referee render`, vision.render) drew these frames: the
+        pictures the classical readers were tuned on (vision.config.auto_readers)."""
+        generator = self.meta.get("generator")
+        return isinstance(generator, dict) and generator.get("tool") == RENDER_2D
+
+
 
     def label(self, name: str) -> dict[str, Any]:
         path = (self.root / name).with_suffix(".json")

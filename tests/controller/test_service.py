@@ -84,18 +84,26 @@ def test_the_readers_come_from_the_settings(tmp_path: Path) -> None:
     from vision.config import VisionConfig
 
     config = tmp_path / "referee.toml"
-    config.write_text('readers = "checkers=learned, dice=learned"\n', encoding="utf-8")
+    config.write_text('readers = "checkers=classical, dice=learned"\n', encoding="utf-8")
     settings = load_settings(str(config), {})
     chosen = VisionConfig.with_readers(settings.readers)
-    assert (chosen.checker_reader, chosen.dice_reader, chosen.hand_test) == ("learned", "learned", "classical")
-    on_top = VisionConfig.with_readers(load_settings(str(config), {"REFEREE_READERS": "learned"}).readers)
-    assert (on_top.checker_reader, on_top.dice_reader, on_top.hand_test) == ("learned",) * 3
-    default = VisionConfig.with_readers(load_settings(None, {}).readers)
-    assert (default.checker_reader, default.dice_reader, default.hand_test) == ("classical",) * 3
+    assert (chosen.checker_reader, chosen.dice_reader, chosen.hand_test) == ("classical", "learned", "learned")
+    on_top = VisionConfig.with_readers(load_settings(str(config), {"REFEREE_READERS": "classical"}).readers)
+    assert (on_top.checker_reader, on_top.dice_reader, on_top.hand_test) == ("classical",) * 3
+    # auto, the default: the learned readers on a real camera's pictures, the classical ones on
+    # the 2-D renderer's (the synthetic camera), which they were tuned on
+    default = load_settings(None, {}).readers
+    real = VisionConfig.with_readers(default, synthetic=False)
+    assert (real.checker_reader, real.dice_reader, real.hand_test) == ("learned",) * 3
+    rendered = VisionConfig.with_readers(default, synthetic=True)
+    assert (rendered.checker_reader, rendered.dice_reader, rendered.hand_test) == ("classical",) * 3
+    part = VisionConfig.with_readers("hands=classical", synthetic=False)  # the parts not named: auto
+    assert (part.checker_reader, part.dice_reader, part.hand_test) == ("learned", "learned", "classical")
+    assert part.readers() == "checkers=learned,dice=learned,hands=classical"
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("neural", "'neural' is not classical, learned or PART=READER"),
+    ("neural", "'neural' is not auto, classical or learned, or PART=READER"),
     ("checkers=learned,pips=learned", "'pips=learned'"),
     ("dice=learned,dice=classical", "dice is named twice"),
     ("", "'' is not"),
@@ -147,3 +155,43 @@ def test_the_service_referees_with_the_readers_it_is_set_to(tmp_path: Path,
     finally:
         service.close()
         Device.pin_factory = None
+
+
+def test_by_default_the_service_reads_a_recorded_board_with_the_learned_readers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """readers = auto: frames that no renderer drew (a camera's recording) are read with the
+    learned readers, the 2-D renderer's with the classical ones, and the log says which."""
+    import json
+    import logging
+    import shutil
+
+    from gpiozero import Device
+
+    from controller.service import Service, ServiceSettings
+    from vision.dataset import calibration_for, load_dataset
+    from vision.render import render_dataset
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    caplog.set_level(logging.INFO, logger="controller.service")
+    rendered = render_dataset(tmp_path / "rendered", 2, seed=717171, style="tournament", occluded_rate=0.0)
+    recorded = tmp_path / "recorded"
+    shutil.copytree(rendered, recorded)
+    meta = json.loads((recorded / "dataset.json").read_text(encoding="utf-8"))
+    del meta["generator"]
+    (recorded / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
+    for root, expected in ((recorded, "learned"), (rendered, "classical")):
+        Device.pin_factory = None
+        data = tmp_path / f"data-{root.name}"
+        data.mkdir()
+        calibration_for(load_dataset(root)).save(data / "calibration.json")
+        service = Service(ServiceSettings(camera=f"frames:{root}", leds="none", data_dir=str(data)).validate())
+        try:
+            service.load_calibration()
+            service.open_match()
+            assert service.table is not None
+            config = service.table.reader.config
+            assert (config.checker_reader, config.dice_reader, config.hand_test) == (expected,) * 3
+            assert f"reading the board with checkers={expected},dice={expected},hands={expected}" in caplog.text
+        finally:
+            service.close()
+            Device.pin_factory = None

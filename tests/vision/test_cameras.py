@@ -14,6 +14,7 @@ from vision.cameras import (
     SupervisedCamera,
     open_camera,
     parse_camera,
+    shows_renderer,
 )
 
 
@@ -30,6 +31,24 @@ def test_environment_variable_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REFEREE_CAMERA", "synthetic")
     frame = open_camera().read()
     assert frame.shape == (720, 1280, 3)
+
+
+def test_which_cameras_show_the_renderers_pictures(small_dataset: Path, tmp_path: Path) -> None:
+    """What the ``auto`` readers go by: the synthetic camera and the 2-D renderer's datasets show
+    its pictures; a real camera, a video and a dataset recorded elsewhere do not."""
+    import json
+    import shutil
+
+    assert shows_renderer("synthetic") and shows_renderer(f"frames:{small_dataset}")
+    assert not any(shows_renderer(s) for s in ("picamera2", "v4l2:0", f"video:{tmp_path / 'game.mp4'}"))
+    recorded = tmp_path / "recorded"
+    shutil.copytree(small_dataset, recorded)
+    meta = json.loads((recorded / "dataset.json").read_text(encoding="utf-8"))
+    del meta["generator"]  # frames a camera recorded: no renderer wrote them
+    (recorded / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert not shows_renderer(f"frames:{recorded}")
+    with pytest.raises(ValueError, match="not a dataset"):
+        shows_renderer(f"frames:{tmp_path / 'nowhere'}")
 
 
 def test_missing_video_is_a_camera_error(tmp_path: Path) -> None:

@@ -48,3 +48,24 @@ def test_eval_json_and_read(small_dataset: Path, capsys: pytest.CaptureFixture[s
     assert reading["totals"] == {"light": 15, "dark": 15}
     assert reading["position"] == "4HPwATDgc/ABMA"
     assert {"points", "bar", "dice", "roll", "occluded", "confidence", "timings_ms"} <= set(reading)
+
+
+def test_eval_reads_with_the_readers_that_suit_the_pictures(small_dataset: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """By default `vision eval` reads the 2-D renderer's frames with the classical readers and any
+    other frames (here the same frames as if a camera had recorded them) with the learned ones,
+    and says which; a reader named on the command line is used as named."""
+    import shutil
+
+    recorded = tmp_path / "recorded"
+    shutil.copytree(small_dataset, recorded)
+    meta = json.loads((recorded / "dataset.json").read_text(encoding="utf-8"))
+    del meta["generator"]
+    (recorded / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
+    for root, argv, expected in (
+            (small_dataset, [], "checkers=classical,dice=classical,hands=classical"),
+            (recorded, [], "checkers=learned,dice=learned,hands=learned"),
+            (recorded, ["--dice", "classical"], "checkers=learned,dice=classical,hands=learned")):
+        assert main(["vision", "eval", str(root), "--limit", "2", *argv]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert f"readers              {expected}" in lines
