@@ -73,8 +73,10 @@ def test_a_referee_cannot_write_another_tables_topics(secured: tuple[Broker, Pat
     watcher, results = connect(broker.port, "club", club_password)
     assert not results[0].is_failure  # type: ignore[attr-defined]
     watcher.on_message = lambda c, u, m: seen.append(m.topic)
+    subscribed = threading.Event()
+    watcher.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()
     watcher.subscribe("referee/sec/#", qos=1)
-    wait_for("the subscription", lambda: True)
+    wait_for("the subscription", subscribed.is_set, timeout=10)  # the broker's SUBACK: T1's message reaches it
     t1, _ = connect(broker.port, "T1", settings(out, "T1")["club_password"])
     acks: dict[int, object] = {}
     t1.on_publish = lambda c, u, mid, reason, props: acks.__setitem__(mid, reason)
