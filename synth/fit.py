@@ -17,12 +17,13 @@ __all__ = ["fit"]
 
 def fit(model: nn.Module, count: int, epochs: int, batch: int, rng: np.random.Generator,
         loss_of: Callable[[np.ndarray], torch.Tensor], score: Callable[[], dict[str, float]] | None = None,
-        loss_key: str = "loss", digits: int = 4) -> list[dict[str, float]]:
+        loss_key: str = "loss", digits: int = 4, max_lr: float = 3e-3) -> list[dict[str, float]]:
     """Train ``model`` on ``count`` items: each batch's loss is ``loss_of(indices)``; after each
-    epoch ``score()`` (validation figures) joins the epoch's entry, which is printed as JSON."""
+    epoch ``score()`` (validation figures) joins the epoch's entry, which is printed as JSON.
+    ``max_lr``: the one-cycle schedule's peak (lower to fine-tune a trained model)."""
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((count + batch - 1) // batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     history = []
     for epoch in range(epochs):
         model.train()

@@ -353,8 +353,11 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
 
 
 # --- rendering ------------------------------------------------------------------------------------
-def render_linear(text: str, size: tuple[int, int], *, quality: str = "standard", threads: int | None = None) -> np.ndarray:
-    """Trace a scene into a linear RGB float picture (H, W, 3), BGR order as OpenCV keeps it."""
+def render_linear(text: str, size: tuple[int, int], *, quality: str = "standard", threads: int | None = None,
+                  window: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """Trace a scene into a linear RGB float picture (H, W, 3), BGR order as OpenCV keeps it.
+    ``window`` (x0, y0, x1, y1, pixels): trace only that part of the picture (the rest stays
+    black), for training crops at a fraction of a frame's time."""
     if not povray_available():
         raise OSError("POV-Ray is not installed (Debian package povray)")
     w, h = size
@@ -369,6 +372,12 @@ def render_linear(text: str, size: tuple[int, int], *, quality: str = "standard"
             raise ValueError(f"quality {quality!r} must be standard or fine")
         if threads:
             args.append(f"+WT{threads}")
+        if window is not None:
+            x0, y0, x1, y1 = (int(v) for v in window)
+            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                raise ValueError(f"window {window} is outside the {w}x{h} picture")
+            args += [f"+SC{x0 + 1}", f"+EC{x1}", f"+SR{y0 + 1}", f"+ER{y1}"]  # 1-based, inclusive
         env = dict(os.environ, HOME=tmp)  # no user configuration; the system one keeps I/O in this directory
         done = subprocess.run(args, cwd=tmp, capture_output=True, text=True, env=env, check=False)
         out = Path(tmp) / "frame.png"

@@ -62,6 +62,39 @@ class ReadNet(nn.Module):
         return self.head(self.body(x))
 
 
+def from_onnx(path: Path) -> ReadNet:
+    """A ReadNet holding the weights of an exported reader (``dice_read.onnx``), to fine-tune it.
+    The export folded each batch norm into its convolution, so those convolutions get the folded
+    weights and a bias, and the batch norms become identities (the statistics stay as trained)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [[weights[name] for name in node.input[1:]] for node in graph.node if node.op_type == "Conv"]
+    model = ReadNet()
+    blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
+    if len(blocks) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the reader has {len(blocks)}")
+    for block, (w, b) in zip(blocks, convs, strict=True):
+        conv = nn.Conv2d(w.shape[1], w.shape[0], 3, padding=1, bias=True)
+        conv.weight.data = torch.from_numpy(w.copy())
+        conv.bias.data = torch.from_numpy(b.copy())
+        block[0], block[1] = conv, nn.Identity()
+    model.head[1].weight.data = torch.from_numpy(weights["head.1.weight"].copy())
+    model.head[1].bias.data = torch.from_numpy(weights["head.1.bias"].copy())
+    return model
+
+
+def inverted(batch: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """A ``share`` of the crops in negative (a white die with black pips looks as a black die
+    with white pips; the hues turn too): dice of colours no training design has."""
+    out = batch.copy()
+    pick = rng.random(len(out)) < share
+    out[pick] = 255 - out[pick]
+    return out
+
+
 def photometric(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light and camera changes: colour casts, gain, gamma, a light ramp, noise, blur."""
     x = batch.astype(np.float32)
@@ -152,19 +185,43 @@ def find_scores(model: FindNet, val: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
-               rng: np.random.Generator) -> tuple[ReadNet, list[dict[str, float]]]:
-    model = ReadNet()
+               rng: np.random.Generator, init: Path | None = None, invert: float = 0.0,
+               max_lr: float = 3e-3, keep: float = 0.0,
+               no_die_share: float | None = None) -> tuple[ReadNet, list[dict[str, float]]]:
+    """The reader, afresh or fine-tuned from ``init``; ``keep`` > 0 (with ``init``) also pulls its
+    outputs towards the initial reader's on every crop (learning without forgetting: what it
+    learnt from data not in this run stays); ``no_die_share``: the no-die crops weigh this share
+    of the value loss (as many as the first training had, whatever the mix of this one: else a
+    mix of mostly dice teaches it to see dice everywhere)."""
+    model = from_onnx(init) if init is not None else ReadNet()
+    teacher = from_onnx(init).eval() if init is not None and keep > 0 else None
     crops, values = data["crops"], data["values"].astype(np.int64)
     tilted = data["crop_tilted"].astype(np.float32)
     share = float((tilted > 0.5).sum()) / max(1.0, float((tilted >= 0).sum()))
     pos_weight = torch.tensor([min(10.0, (1 - share) / max(share, 1e-3)) / 2])
 
+    class_weight = None
+    if no_die_share is not None:
+        n_none, n_dice = float((values == 0).sum()), float((values > 0).sum())
+        class_weight = torch.ones(7)
+        class_weight[0] = no_die_share / (1 - no_die_share) * n_dice / max(1.0, n_none)
+
     def loss_of(pick: np.ndarray) -> torch.Tensor:
-        x = turned(photometric(crops[pick], rng), rng)
+        x = turned(photometric(inverted(crops[pick], rng, invert), rng), rng)
         if rng.random() < 0.5:  # a mirror keeps "up" at the top
             x = np.ascontiguousarray(x[:, :, ::-1])
-        out = model(torch.from_numpy(standardise(x)))
-        loss = F.cross_entropy(out[:, :7], torch.from_numpy(values[pick]))
+        inputs = torch.from_numpy(standardise(x))
+        out = model(inputs)
+        target = torch.from_numpy(values[pick])
+        loss = F.cross_entropy(out[:, :7], target)
+        if class_weight is not None:
+            weights = class_weight[target]
+            loss = (F.cross_entropy(out[:, :7], target, reduction="none") * weights).sum() / weights.sum()
+        if teacher is not None:
+            with torch.no_grad():
+                old = teacher(inputs)
+            loss = loss + keep * (F.kl_div(F.log_softmax(out[:, :7], 1), F.softmax(old[:, :7], 1), reduction="batchmean")
+                                  + F.binary_cross_entropy_with_logits(out[:, 7], torch.sigmoid(old[:, 7])))
         dice = tilted[pick] >= 0  # "not flat", on die crops only
         if dice.any():
             loss = loss + 0.5 * F.binary_cross_entropy_with_logits(
@@ -172,7 +229,7 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
         return loss
 
     score = (lambda: read_scores(model, val)) if val is not None else None
-    return model, fit(model, len(crops), epochs, batch, rng, loss_of, score, "read_loss", 5)
+    return model, fit(model, len(crops), epochs, batch, rng, loss_of, score, "read_loss", 5, max_lr)
 
 
 def read_scores(model: ReadNet, val: dict[str, np.ndarray]) -> dict[str, float]:
@@ -200,6 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--only-read", action="store_true", help="train the reader only (for trying things)")
+    parser.add_argument("--init-read", type=Path, help="fine-tune this exported reader instead of starting afresh")
+    parser.add_argument("--invert", type=float, default=0.0, help="share of reader crops shown in negative")
+    parser.add_argument("--read-lr", type=float, default=3e-3, help="the reader's peak learning rate")
+    parser.add_argument("--no-die-share", type=float, default=None,
+                        help="share of the value loss the no-die crops weigh (default: as they come)")
+    parser.add_argument("--keep", type=float, default=0.0,
+                        help="with --init-read: weight pulling the reader towards the initial one's outputs")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -209,13 +273,21 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"views": len(data["views"]), "dice": int((data["values"] > 0).sum()),
                       "no_die": int((data["values"] == 0).sum()), "tilted_frames": int(data["tilted"].sum())}),
           flush=True)
-    reader, read_history = train_read(data, val, args.read_epochs, 256, rng)
+    reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert, args.read_lr,
+                                      args.keep, args.no_die_share)
     if args.only_read:
         reader.eval()
         args.out.mkdir(parents=True, exist_ok=True)
         torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
                           input_names=["crop"], output_names=["die"], opset_version=13, dynamo=False,
                           dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
+        if args.init_read is not None:  # the fine-tuning's own card beside the first training's
+            card = {"model": "dice_read.onnx", "init": str(args.init_read.name), "seed": args.seed,
+                    "read_epochs": args.read_epochs, "read_lr": args.read_lr, "invert": args.invert,
+                    "keep": args.keep, "no_die_share": args.no_die_share, "train": [p.name for p in args.train],
+                    "train_dice": int((data["values"] > 0).sum()), "train_no_die": int((data["values"] == 0).sum()),
+                    "train_not_flat": int((data["crop_tilted"] == 1).sum()), "read_history": read_history}
+            (args.out / "dice.tune.json").write_text(json.dumps(card, indent=1) + "\n")
         return 0
     finder, find_history = train_find(data, val, args.epochs, 16, rng)
     args.out.mkdir(parents=True, exist_ok=True)

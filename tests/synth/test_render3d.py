@@ -235,6 +235,29 @@ def test_dice_variety_changes_only_how_the_dice_look() -> None:
     assert seen[1] < seen[0] - 80
 
 
+@pytest.mark.slow
+def test_a_window_traces_what_the_whole_frame_shows_there_and_nothing_else() -> None:
+    """The dice reader's extra training crops (synth.dice_windows) are traced in a window around
+    the dice: inside it the picture is the whole frame's, outside it black; held-out designs are
+    refused."""
+    from synth.dice_windows import window_crops
+    from synth.povray import render_linear, scene_text
+
+    rig, _, _, moments = plan("travel-vinyl", 4, 2801, (320, 180), occluded_rate=0.0)
+    moment = next(m for m in moments if m.dice)
+    text = scene_text(rig, moment, rig.play_light, rig.play_camera)
+    whole = render_linear(text, (320, 180))
+    part = render_linear(text, (320, 180), window=(100, 40, 180, 120))
+    assert np.abs(part[40:120, 100:180] - whole[40:120, 100:180]).max() < 1e-3
+    outside = np.ones(part.shape[:2], bool)
+    outside[40:120, 100:180] = False
+    assert part[outside].max() == 0 and whole[40:120, 100:180].max() > 0.05
+    with pytest.raises(ValueError, match="outside"):
+        render_linear(text, (320, 180), window=(400, 200, 500, 300))
+    with pytest.raises(ValueError, match="held-out"):
+        window_crops("marble-white", 1, 2801)
+
+
 # --- datasets through the command line ----------------------------------------------------------------
 @pytest.mark.slow
 def test_dataset_is_read_by_vision_eval_and_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

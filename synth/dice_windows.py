@@ -1,0 +1,104 @@
+"""More training crops for the learned dice reader's value and "not flat" outputs, at a fraction
+of a frame's cost: scenes of the 3-D yardstick's **tuning** designs with every frame's dice of
+their own look (`--dice-variety`), each traced only in a window around its dice (POV-Ray's
+``+SC/+EC/+SR/+ER``, a few per cent of the picture), developed as a whole frame is, and cut into
+die crops as `synth.dice_data` cuts them (each die ``jitter`` + 1 times, its centre and scale a
+little off; "not flat" for the die a cocked or on-a-checker roll is about).  No finder views and no
+no-die crops: the windows are mostly dice (those come from whole frames, `synth.dice_data`).
+
+    python -m synth.dice_windows --design NAME --scenes 150 --seed 2801 --out CACHE/x.npz [--jitter 3]
+
+Development only: the crops feed `synth.train_dice` (its .npz layout).  Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from synth.dataset3d import _exposure, plan
+from synth.designs import design as find_design
+from synth.dice_data import TILTED_REASONS
+from synth.povray import develop, render_linear, scene_text
+from synth.scene import label_of
+from vision.calibration import calibrate
+from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE, die_crop
+
+__all__ = ["window_crops", "main"]
+
+#: the traced window reaches this many die sizes beyond the dice's centres
+MARGIN = 2.2
+
+
+def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1) -> dict[str, np.ndarray]:
+    """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none)."""
+    if find_design(design).held_out:
+        raise ValueError(f"{design} is a held-out design: never trained on")
+    rig_size = (1280, 720)
+    rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True)
+    camera = rig.play_camera
+    linear = render_linear(scene_text(rig, empty_moment, rig.calibration_light, rig.camera), rig_size, threads=threads)
+    gain, awb = _exposure(linear, rig, rig.calibration_light)
+    empty = develop(linear, rig, gain * empty_moment.exposure, empty_moment.white_balance, empty_moment.seed, awb)
+    geometry = calibrate(rig.corners(), rig_size, empty=empty).geometry
+    rng = np.random.default_rng(seed)
+    crops, values, crop_frame, crop_tilted = [], [], [], []
+    for index, moment in enumerate(moments):
+        label = label_of(moment, camera)
+        dice = [(float(d["centre"][0]), float(d["centre"][1]), int(d["value"])) for d in label["dice"]]
+        if not dice:
+            continue
+        reach = MARGIN * max(geometry.die_size_px((x, y)) for x, y, _ in dice)
+        xs, ys = [x for x, _, _ in dice], [y for _, y, _ in dice]
+        window = (int(min(xs) - reach), int(min(ys) - reach), int(max(xs) + reach) + 1, int(max(ys) + reach) + 1)
+        try:
+            traced = render_linear(scene_text(rig, moment, rig.play_light, camera), rig_size, threads=threads,
+                                   window=window)
+        except ValueError:  # every die off the picture
+            continue
+        image = develop(traced, rig, gain * moment.exposure, moment.white_balance, moment.seed, awb)
+        tilted = label["roll"] == "void" and label["void_reason"] in TILTED_REASONS
+        for k, (x, y, value) in enumerate(dice):
+            size = geometry.die_size_px((x, y))
+            for _ in range(1 + jitter):
+                dx, dy = rng.uniform(-0.12, 0.12, 2) * size
+                crops.append(die_crop(image, geometry, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15))))
+                values.append(value)
+                crop_frame.append(index)
+                crop_tilted.append(int(tilted and k == 0))
+    h, w = FIND_SIZE[1], FIND_SIZE[0]
+    return {"views": np.zeros((0, h, w, 3), np.uint8),
+            "heats": np.zeros((0, h // FIND_STRIDE, w // FIND_STRIDE), np.float16),
+            "crops": np.stack(crops) if crops else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8),
+            "values": np.asarray(values, np.int8), "crop_frame": np.asarray(crop_frame, np.int32),
+            "tilted": np.zeros(0, np.int8), "crop_tilted": np.asarray(crop_tilted, np.int8)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--design", required=True)
+    parser.add_argument("--scenes", type=int, default=150)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--jitter", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        data = window_crops(args.design, args.scenes, args.seed, args.jitter, args.threads)
+    except (ValueError, OSError) as error:
+        print(f"synth.dice_windows: {error}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, **data)
+    print(f"{args.out}: {len(data['crops'])} die crops, {int((data['crop_tilted'] == 1).sum())} not flat, "
+          f"{time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
