@@ -320,7 +320,12 @@ class Service:
         from vision.config import VisionConfig
         from vision.pipeline import Reader
 
-        config = VisionConfig.with_readers(self.settings.readers, synthetic=shows_renderer(self.settings.camera))
+        try:
+            synthetic = shows_renderer(self.settings.camera)
+        except ValueError as error:  # a frames: folder that is (no longer) a dataset: no renderer's pictures
+            log.warning("camera %s: %s; the readers are chosen as for a real camera", self.settings.camera, error)
+            synthetic = False
+        config = VisionConfig.with_readers(self.settings.readers, synthetic=synthetic)
         log.info("reading the board with %s", config.readers())
         self.table = Table(Reader(self.calibration, config), self.referee,
                            evidence_dir=self.data_dir / f"{Path(self.referee.journal.path).stem}-evidence")

@@ -179,11 +179,12 @@ def test_by_default_the_service_reads_a_recorded_board_with_the_learned_readers(
     meta = json.loads((recorded / "dataset.json").read_text(encoding="utf-8"))
     del meta["generator"]
     (recorded / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
-    for root, expected in ((recorded, "learned"), (rendered, "classical")):
+    gone = tmp_path / "gone"  # a frames: folder that is no dataset (any more): as a real camera, and said
+    for root, expected in ((recorded, "learned"), (rendered, "classical"), (gone, "learned")):
         Device.pin_factory = None
         data = tmp_path / f"data-{root.name}"
         data.mkdir()
-        calibration_for(load_dataset(root)).save(data / "calibration.json")
+        calibration_for(load_dataset(root if root != gone else rendered)).save(data / "calibration.json")
         service = Service(ServiceSettings(camera=f"frames:{root}", leds="none", data_dir=str(data)).validate())
         try:
             service.load_calibration()
@@ -195,3 +196,4 @@ def test_by_default_the_service_reads_a_recorded_board_with_the_learned_readers(
         finally:
             service.close()
             Device.pin_factory = None
+    assert f"camera frames:{gone}: " in caplog.text and "chosen as for a real camera" in caplog.text
