@@ -40,8 +40,9 @@ def register(commands: Any) -> None:
     run.add_argument("--config", help="TOML settings file")
     run.add_argument("--club", help="publish to the club's broker (setting club, $REFEREE_CLUB)")
     run.add_argument("--table", help="this board's table name at the club (setting table, $REFEREE_TABLE)")
-    run.add_argument("--readers", help="vision readers: auto (default: classical on the synthetic camera, "
-                     "learned on a real one), classical, learned, or part by part, e.g. "
+    run.add_argument("--readers", help="vision readers: auto (default: classical on the 2-D renderer's "
+                     "pictures, the synthetic camera or its frames: datasets; learned on a real camera), "
+                     "classical, learned, or part by part, e.g. "
                      "checkers=learned,dice=learned (setting readers, $REFEREE_READERS)")
     run.set_defaults(func=run_service)
 

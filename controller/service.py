@@ -322,7 +322,7 @@ class Service:
 
         try:
             synthetic = shows_renderer(self.settings.camera)
-        except ValueError as error:  # a frames: folder that is (no longer) a dataset: no renderer's pictures
+        except (ValueError, OSError) as error:  # a frames: folder that is (no longer) a readable dataset
             log.warning("camera %s: %s; the readers are chosen as for a real camera", self.settings.camera, error)
             synthetic = False
         config = VisionConfig.with_readers(self.settings.readers, synthetic=synthetic)

@@ -89,6 +89,8 @@ def from_onnx(path: Path) -> ReadNet:
 def inverted(batch: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
     """A ``share`` of the crops in negative (a white die with black pips looks as a black die
     with white pips; the hues turn too): dice of colours no training design has."""
+    if share <= 0:  # draws nothing: a run without negatives is the run it was before this option
+        return batch
     out = batch.copy()
     pick = rng.random(len(out)) < share
     out[pick] = 255 - out[pick]
@@ -189,10 +191,10 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
                max_lr: float = 3e-3, keep: float = 0.0,
                no_die_share: float | None = None) -> tuple[ReadNet, list[dict[str, float]]]:
     """The reader, afresh or fine-tuned from ``init``; ``keep`` > 0 (with ``init``) also pulls its
-    outputs towards the initial reader's on every crop (learning without forgetting: what it
-    learnt from data not in this run stays); ``no_die_share``: the no-die crops weigh this share
-    of the value loss (as many as the first training had, whatever the mix of this one: else a
-    mix of mostly dice teaches it to see dice everywhere)."""
+    outputs towards the initial reader's on every crop, those shown in negative too (learning
+    without forgetting: what it learnt from data not in this run stays); ``no_die_share``: the
+    no-die crops weigh this share of the value loss, whatever the mix of this run (chosen by hand:
+    a mix of mostly dice teaches it to see dice everywhere)."""
     model = from_onnx(init) if init is not None else ReadNet()
     teacher = from_onnx(init).eval() if init is not None and keep > 0 else None
     crops, values = data["crops"], data["values"].astype(np.int64)
@@ -213,10 +215,11 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
         inputs = torch.from_numpy(standardise(x))
         out = model(inputs)
         target = torch.from_numpy(values[pick])
-        loss = F.cross_entropy(out[:, :7], target)
         if class_weight is not None:
             weights = class_weight[target]
             loss = (F.cross_entropy(out[:, :7], target, reduction="none") * weights).sum() / weights.sum()
+        else:
+            loss = F.cross_entropy(out[:, :7], target)
         if teacher is not None:
             with torch.no_grad():
                 old = teacher(inputs)
@@ -265,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=float, default=0.0,
                         help="with --init-read: weight pulling the reader towards the initial one's outputs")
     args = parser.parse_args(argv)
+    if args.no_die_share is not None and not 0 < args.no_die_share < 1:
+        parser.error("--no-die-share must lie between 0 and 1")
+    if args.keep and args.init_read is None:
+        parser.error("--keep pulls towards the reader of --init-read: give one")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)

@@ -49,8 +49,6 @@ class Dataset:
         generator = self.meta.get("generator")
         return isinstance(generator, dict) and generator.get("tool") == RENDER_2D
 
-
-
     def label(self, name: str) -> dict[str, Any]:
         path = (self.root / name).with_suffix(".json")
         try:
