@@ -374,13 +374,13 @@ class RefereeHub:
 
     def camera_reading(self) -> CameraReading | None:
         table = self.table
-        obs = table.last_observation if table is not None else None
-        if obs is None:
+        if table is None or table.last_observation is None:
             return None
-        assert table is not None
-        die_px = round(table.reader.calibration.geometry.smallest_die_px(), 1)
+        obs = table.last_observation
+        dice_size = {"die_px": round(table.reader.calibration.geometry.smallest_die_px(), 1),
+                     "die_px_advised": DIE_PX_ADVISED}
         if obs.points is None:
-            return CameraReading(occluded=obs.occluded, confidence=0.0, die_px=die_px, die_px_advised=DIE_PX_ADVISED)
+            return CameraReading(occluded=obs.occluded, confidence=0.0, **dice_size)
         return CameraReading(
             points=tuple((int(a), int(b)) for a, b in obs.points),
             bar=(int(obs.bar[0]), int(obs.bar[1])),
@@ -389,8 +389,7 @@ class RefereeHub:
             void_reason=obs.void_reason or "",
             occluded=obs.occluded,
             confidence=float(obs.confidence),
-            die_px=die_px,
-            die_px_advised=DIE_PX_ADVISED,
+            **dice_size,
         )
 
     # --- Commands ----------------------------------------------------------------------------

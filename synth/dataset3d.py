@@ -70,11 +70,13 @@ CameraSettings = tuple[float, np.ndarray]
 
 
 def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: bool, settings: CameraSettings | None,
-                  quality: str = "standard", threads: int | None = None) -> tuple[np.ndarray, CameraSettings]:
+                  quality: str = "standard", threads: int | None = None,
+                  window: tuple[int, int, int, int] | None = None) -> tuple[np.ndarray, CameraSettings]:
     """One developed frame and the camera's exposure and white balance (set from this frame when
-    ``settings`` is None)."""
+    ``settings`` is None); ``window``: only that part traced (`synth.povray.render_linear`)."""
     camera = rig.camera if calibration else rig.play_camera
-    linear = render_linear(scene_text(rig, moment, lighting, camera), camera.size, quality=quality, threads=threads)
+    linear = render_linear(scene_text(rig, moment, lighting, camera), camera.size, quality=quality, threads=threads,
+                           window=window)
     if settings is None:
         settings = _exposure(linear, rig, lighting)
     gain, awb = settings

@@ -21,6 +21,7 @@ Output: one ``.npz`` per dataset.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -30,7 +31,7 @@ from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.dice_learned import FIND_SIZE, FIND_STRIDE, die_crop, find_view
 
-__all__ = ["TILTED_REASONS", "dataset_samples", "main"]
+__all__ = ["TILTED_REASONS", "dataset_samples", "frame_tilted", "labelled_die_crop", "main"]
 
 TILTED_REASONS = ("cocked", "on_checker")
 SIGMA = 1.2  # the target's Gaussian, in heat-map cells
@@ -44,6 +45,20 @@ def _heat(centres_view: list[tuple[float, float]]) -> np.ndarray:
         cx, cy = x / FIND_STRIDE - 0.5, y / FIND_STRIDE - 0.5
         heat = np.maximum(heat, np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * SIGMA ** 2)))
     return heat
+
+
+def frame_tilted(label: dict[str, Any]) -> bool:
+    """Whether a frame's roll is void because a die does not lie flat (the first die listed)."""
+    return label.get("roll") == "void" and label.get("void_reason") in TILTED_REASONS
+
+
+def labelled_die_crop(image: np.ndarray, geometry: BoardGeometry, x: float, y: float,
+                      rng: np.random.Generator) -> np.ndarray:
+    """The crop of a labelled die as the finder's peak gives it: centre up to 0.12 die sizes and
+    scale up to 15 % off."""
+    size = geometry.die_size_px((x, y))
+    dx, dy = rng.uniform(-0.12, 0.12, 2) * size
+    return die_crop(image, geometry, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15)))
 
 
 def _negatives(geometry: BoardGeometry, points: list[list[int]], dice: list[tuple[float, float]],
@@ -84,7 +99,7 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
         image = dataset.image(name)
         dice = [(float(d["centre"][0]), float(d["centre"][1]), int(d["value"])) for d in label.get("dice") or []]
         centres = [(x, y) for x, y, _ in dice]
-        frame_tilted = label.get("roll") == "void" and label.get("void_reason") in TILTED_REASONS
+        tilted_die = frame_tilted(label)
         for k in range(1 + jitter):
             geo = geometry if k == 0 else geometry.nudged(rng, corner_jitter)
             view, m = find_view(image, geo)
@@ -95,10 +110,8 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
             views.append(view)
             heats.append(_heat(inside).astype(np.float16))
             for index, (x, y, value) in enumerate(dice):
-                crop_tilted.append(int(frame_tilted and index == 0))
-                size = geo.die_size_px((x, y))
-                dx, dy = rng.uniform(-0.12, 0.12, 2) * size
-                crops.append(die_crop(image, geo, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15))))
+                crop_tilted.append(int(tilted_die and index == 0))
+                crops.append(labelled_die_crop(image, geo, x, y, rng))
                 values.append(value)
                 crop_frame.append(frame_id)
             for xy in _negatives(geo, label["points"], centres, rng, negatives):
@@ -106,7 +119,7 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
                 values.append(0)
                 crop_frame.append(frame_id)
                 crop_tilted.append(-1)
-            tilted.append(int(frame_tilted))
+            tilted.append(int(tilted_die))
             frame_id += 1
     if not views:
         raise ValueError(f"{path}: no clear frames")

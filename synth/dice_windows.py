@@ -20,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from synth.dataset3d import _exposure, plan
+from synth.dataset3d import plan, render_moment
 from synth.designs import design as find_design
-from synth.dice_data import TILTED_REASONS
-from synth.povray import develop, render_linear, scene_text
+from synth.dice_data import frame_tilted, labelled_die_crop
 from synth.scene import label_of
 from vision.calibration import calibrate
-from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE, die_crop
+from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE
 
 __all__ = ["window_crops", "main"]
 
@@ -40,15 +39,12 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
         raise ValueError(f"{design} is a held-out design: never trained on")
     rig_size = (1280, 720)
     rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True)
-    camera = rig.play_camera
-    linear = render_linear(scene_text(rig, empty_moment, rig.calibration_light, rig.camera), rig_size, threads=threads)
-    gain, awb = _exposure(linear, rig, rig.calibration_light)
-    empty = develop(linear, rig, gain * empty_moment.exposure, empty_moment.white_balance, empty_moment.seed, awb)
+    empty, settings = render_moment(rig, empty_moment, rig.calibration_light, True, None, threads=threads)
     geometry = calibrate(rig.corners(), rig_size, empty=empty).geometry
     rng = np.random.default_rng(seed)
     crops, values, crop_frame, crop_tilted = [], [], [], []
     for index, moment in enumerate(moments):
-        label = label_of(moment, camera)
+        label = label_of(moment, rig.play_camera)
         dice = [(float(d["centre"][0]), float(d["centre"][1]), int(d["value"])) for d in label["dice"]]
         if not dice:
             continue
@@ -56,17 +52,13 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
         xs, ys = [x for x, _, _ in dice], [y for _, y, _ in dice]
         window = (int(min(xs) - reach), int(min(ys) - reach), int(max(xs) + reach) + 1, int(max(ys) + reach) + 1)
         try:
-            traced = render_linear(scene_text(rig, moment, rig.play_light, camera), rig_size, threads=threads,
-                                   window=window)
+            image, _ = render_moment(rig, moment, rig.play_light, False, settings, threads=threads, window=window)
         except ValueError:  # every die off the picture
             continue
-        image = develop(traced, rig, gain * moment.exposure, moment.white_balance, moment.seed, awb)
-        tilted = label["roll"] == "void" and label["void_reason"] in TILTED_REASONS
+        tilted = frame_tilted(label)
         for k, (x, y, value) in enumerate(dice):
-            size = geometry.die_size_px((x, y))
             for _ in range(1 + jitter):
-                dx, dy = rng.uniform(-0.12, 0.12, 2) * size
-                crops.append(die_crop(image, geometry, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15))))
+                crops.append(labelled_die_crop(image, geometry, x, y, rng))
                 values.append(value)
                 crop_frame.append(index)
                 crop_tilted.append(int(tilted and k == 0))

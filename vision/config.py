@@ -139,18 +139,21 @@ class VisionConfig:
         if not isinstance(spec, str):
             raise ValueError(f"readers: must be text such as \"learned\", not {spec!r}")
         spec = spec.strip()
-        if spec in CHOICES:
-            return cls(**{name: _resolve(spec, synthetic) for name in parts.values()})
         chosen: dict[str, str] = {}
-        for item in spec.split(","):
-            part, _, reader = (text.strip() for text in item.partition("="))
-            if part not in parts or reader not in CHOICES:
-                raise ValueError(f"readers: {item.strip()!r} is not {', '.join(CHOICES[:-1])} or {CHOICES[-1]}, "
-                                 f"or PART=READER (parts: {', '.join(parts)}; readers: {', '.join(CHOICES)})")
-            if parts[part] in chosen:
-                raise ValueError(f"readers: {part} is named twice")
-            chosen[parts[part]] = _resolve(reader, synthetic)
-        return cls(**{name: chosen.get(name, auto_readers(synthetic)) for name in parts.values()})
+        if spec in CHOICES:
+            chosen = dict.fromkeys(parts.values(), spec)
+        else:
+            for item in spec.split(","):
+                part, _, reader = (text.strip() for text in item.partition("="))
+                if part not in parts or reader not in CHOICES:
+                    raise ValueError(f"readers: {item.strip()!r} is not {', '.join(CHOICES[:-1])} or "
+                                     f"{CHOICES[-1]}, or PART=READER (parts: {', '.join(parts)}; "
+                                     f"readers: {', '.join(CHOICES)})")
+                if parts[part] in chosen:
+                    raise ValueError(f"readers: {part} is named twice")
+                chosen[parts[part]] = reader
+        auto = auto_readers(synthetic)
+        return cls(**{name: auto if chosen.get(name, "auto") == "auto" else chosen[name] for name in parts.values()})
 
     def readers(self) -> str:
         """The readers in use, as a ``readers`` setting names them (``checkers=…,dice=…,hands=…``)."""
@@ -165,9 +168,6 @@ def auto_readers(synthetic: bool) -> str:
     the learned ones most (README, "The learned readers")."""
     return "classical" if synthetic else "learned"
 
-
-def _resolve(reader: str, synthetic: bool) -> str:
-    return auto_readers(synthetic) if reader == "auto" else reader
 
 
 #: the readers each part of the vision can use (VisionConfig.with_readers)

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from rules.position import Position, starting_position
+from vision.dataset import RENDER_2D
 
 __all__ = [
     "BOARD_STYLES",
@@ -807,7 +808,7 @@ def render_dataset(out_dir: str | Path, frames: int, seed: int, *, style: str | 
         "board": {"corners": [[round(float(x), 2), round(float(y), 2)] for x, y in setup.corners]},
         "reference": {"empty": "frames/empty.png", "start": {"image": "frames/start.png", "variant": variant}},
         "frames": names,
-        "generator": {"tool": "referee render", "seed": seed, "style": setup.style, "checkers": setup.checkers},
+        "generator": {"tool": RENDER_2D, "seed": seed, "style": setup.style, "checkers": setup.checkers},
     }
     (out / "dataset.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return out
