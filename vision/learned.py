@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rules.position import CHECKERS
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
@@ -28,7 +29,7 @@ from vision.strips import board_strips
 
 __all__ = ["AMBIGUOUS_DISTANCE", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
            "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
-           "match_colour"]
+           "match_colour", "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
@@ -210,6 +211,49 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
     return count_p
 
 
+def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECKERS) -> tuple[np.ndarray, np.ndarray]:
+    """The counts and colours (0 light, 1 dark) of all strips read together: each strip's likeliest
+    count and colour when neither side then has more than ``most`` checkers on the board and bar,
+    else the readings of all strips that keep both sides within it and are likeliest together.
+    A reading's likelihood is the product over strips of the count's probability times, for an
+    occupied strip, its colour's against the likelier colour's (so that doubt about a stack's
+    colour never makes a strip read empty).  ``count_p`` is (N, K) and ``colour_p`` (N, 2)."""
+    counts, colours = count_p.argmax(axis=1), colour_p.argmax(axis=1)
+    if all(counts[colours == side].sum() <= most for side in (0, 1)):
+        return counts, colours
+    log_count = np.log(np.maximum(count_p, 1e-12))
+    log_colour = np.log(np.maximum(colour_p, 1e-12))
+    log_colour -= log_colour.max(axis=1, keepdims=True)
+    # best[l, d]: the best log probability of the strips so far holding l light and d dark
+    # checkers; choice[i, l, d]: strip i's reading (count, colour) on that best path
+    best = np.full((most + 1, most + 1), -np.inf)
+    best[0, 0] = 0.0
+    choice = np.zeros((len(count_p), most + 1, most + 1, 2), dtype=np.int64)
+    for i in range(len(count_p)):
+        new = best + log_count[i, 0]
+        pick = np.zeros((most + 1, most + 1, 2), dtype=np.int64)
+        for n in range(1, min(count_p.shape[1], most + 1)):
+            for side in (0, 1):
+                shifted = np.full_like(best, -np.inf)
+                if side == 0:
+                    shifted[n:, :] = best[:most + 1 - n, :]
+                else:
+                    shifted[:, n:] = best[:, :most + 1 - n]
+                score = shifted + log_count[i, n] + log_colour[i, side]
+                better = score > new
+                new[better] = score[better]
+                pick[better] = (n, side)
+        best, choice[i] = new, pick
+    light, dark = np.unravel_index(int(np.argmax(best)), best.shape)
+    for i in reversed(range(len(count_p))):
+        counts[i], colours[i] = choice[i, light, dark]
+        if colours[i] == 0:
+            light -= counts[i]
+        else:
+            dark -= counts[i]
+    return counts, colours
+
+
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
                  empty: EmptyBoard | None = None) -> PointCounts:
     """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
@@ -217,7 +261,9 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
     empty board), each strip is read beside the empty board's and judged against it
     (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip
-    the counter is not sure of is read mirrored too, the two readings averaged."""
+    the counter is not sure of is read mirrored too, the two readings averaged.  Neither side has
+    more than 15 checkers: a reading that gives one more is read again as a whole
+    (`within_checkers`)."""
     strips = board_strips(image, geometry)
     if empty is not None:
         strips = match_colour(strips, empty.strips)
@@ -237,10 +283,12 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
     if distance is not None:
         count_p = beside_empty(count_p, distance)
-    counts = [int(i) for i in count_p.argmax(axis=1)]
-    colours: list[int | None] = [int(colour_p[i].argmax()) if counts[i] else None for i in range(len(counts))]
-    probabilities = [float(count_p[i, counts[i]]) * (float(colour_p[i].max()) if counts[i] else 1.0)
-                     for i in range(len(counts))]
+    # a side has at most 15 checkers: a reading with more is read again as a whole
+    best_counts, best_colours = within_checkers(count_p, colour_p)
+    counts = [int(n) for n in best_counts]
+    colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
+    probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)
+                     for i, (n, c) in enumerate(zip(counts, colours, strict=True))]
     return PointCounts(counts=counts[:24], probabilities=probabilities[:24], colours=colours[:24],
                        bar_halves=((counts[24], colours[24]), (counts[25], colours[25])),
                        bar_probability=min(probabilities[24:]))

@@ -23,6 +23,7 @@ from vision.learned import (
     empty_board,
     match_colour,
     standardise,
+    within_checkers,
 )
 from vision.observation import QUESTION_CONFIDENCE
 from vision.pipeline import Reader
@@ -259,3 +260,70 @@ def test_a_strip_the_counter_is_unsure_of_is_read_mirrored_too(small_dataset: Pa
             assert read.counts[i] == count, (name, i)
             assert read.probabilities[i] == pytest.approx(said[count] * (colour.max() if count else 1.0), abs=1e-4)
     assert unsure_seen and sure_seen
+
+
+def _strips(readings: list[tuple[int, int, float, float]], size: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Counter outputs for strips given as (count, colour, probability of that count, of that
+    colour), the rest of each strip's probability spread over the other counts."""
+    count_p = np.zeros((len(readings), size))
+    colour_p = np.zeros((len(readings), 2))
+    for i, (n, c, pn, pc) in enumerate(readings):
+        count_p[i] = (1 - pn) / (size - 1)
+        count_p[i, n] = pn
+        colour_p[i, c], colour_p[i, 1 - c] = pc, 1 - pc
+    return count_p, colour_p
+
+
+def test_a_reading_within_15_a_side_is_each_strips_likeliest() -> None:
+    count_p, colour_p = _strips([(5, 0, 0.9, 0.99), (5, 1, 0.6, 0.7), (0, 0, 0.8, 0.5), (10, 0, 0.5, 0.9)])
+    counts, colours = within_checkers(count_p, colour_p)
+    assert list(counts) == [5, 5, 0, 10] and list(colours[[0, 1, 3]]) == [0, 1, 0]
+
+
+def test_a_stack_read_in_the_wrong_colour_is_read_again_within_15() -> None:
+    """Dark stacks of 11, 4 and 5 (20 dark seen): the stack whose colour was least sure changes
+    side, not a count."""
+    count_p, colour_p = _strips([(11, 1, 0.95, 0.99), (4, 1, 0.95, 0.97), (5, 1, 0.95, 0.6), (2, 0, 0.9, 0.99)])
+    counts, colours = within_checkers(count_p, colour_p)
+    assert list(counts) == [11, 4, 5, 2] and list(colours) == [1, 1, 0, 0]
+
+
+def test_an_overcounted_stack_is_read_again_within_15() -> None:
+    """Light 9 + 5 + 3 = 17: the stack whose count was least sure loses two, to its next likeliest."""
+    count_p, colour_p = _strips([(9, 0, 0.95, 0.99), (5, 0, 0.5, 0.99), (3, 0, 0.95, 0.99)])
+    count_p[1, 3] = 0.4
+    count_p[1] /= count_p[1].sum()
+    counts, colours = within_checkers(count_p, colour_p)
+    assert list(counts) == [9, 3, 3] and list(colours) == [0, 0, 0]
+
+
+def test_the_reading_within_the_limit_is_the_likeliest_of_all() -> None:
+    """Against every reading of four strips of counts 0-3 with at most 3 a side: the chosen one is
+    the likeliest that keeps both sides within it, a colour weighed against the likelier colour
+    (random counter outputs, seeded)."""
+    import itertools
+
+    rng = np.random.default_rng(7)
+    changed = 0
+    for _ in range(200):
+        count_p = rng.dirichlet(np.full(4, 0.5), size=4)
+        count_p[:, 2:] *= 3
+        count_p /= count_p.sum(axis=1, keepdims=True)
+        colour_p = rng.dirichlet((1.0, 1.0), size=4)
+        counts, colours = within_checkers(count_p, colour_p, most=3)
+        readings = [(n, c) for n in range(4) for c in ((0,) if n == 0 else (0, 1))]
+
+        allowed = [choice for choice in itertools.product(readings, repeat=4)
+                   if all(sum(n for n, c in choice if c == side and n) <= 3 for side in (0, 1))]
+        def probability(choice: tuple[tuple[int, int], ...], count_p: np.ndarray = count_p,
+                        colour_p: np.ndarray = colour_p) -> float:
+            return float(np.prod([count_p[i, n] * (colour_p[i, c] / colour_p[i].max() if n else 1.0)
+                                  for i, (n, c) in enumerate(choice)]))
+
+        best = max(allowed, key=probability)
+        got = tuple((int(n), int(c) if n else 0) for n, c in zip(counts, colours, strict=True))
+        assert got in allowed
+        assert probability(got) == pytest.approx(probability(best))
+        changed += got != tuple((int(n), int(c) if n else 0) for n, c in
+                                zip(count_p.argmax(axis=1), colour_p.argmax(axis=1), strict=True))
+    assert changed > 20  # the limit mattered in many of the cases
