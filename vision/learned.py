@@ -224,33 +224,33 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
     log_count = np.log(np.maximum(count_p, 1e-12))
     log_colour = np.log(np.maximum(colour_p, 1e-12))
     log_colour -= log_colour.max(axis=1, keepdims=True)
-    # best[l, d]: the best log probability of the strips so far holding l light and d dark
-    # checkers; choice[i, l, d]: strip i's reading (count, colour) on that best path
+    top = min(count_p.shape[1] - 1, most)
+    # before[t, n]: the total before a strip of n checkers that leaves t (negative: impossible)
+    before = np.arange(most + 1)[:, None] - np.arange(top + 1)[None, :]
+    possible, before = before >= 0, np.maximum(before, 0)
+    # best[l, d]: the best log likelihood of the strips so far holding l light and d dark checkers;
+    # choice[i, l, d]: strip i's (count, colour) on that best path
     best = np.full((most + 1, most + 1), -np.inf)
     best[0, 0] = 0.0
     choice = np.zeros((len(count_p), most + 1, most + 1, 2), dtype=np.int64)
     for i in range(len(count_p)):
-        new = best + log_count[i, 0]
-        pick = np.zeros((most + 1, most + 1, 2), dtype=np.int64)
-        for n in range(1, min(count_p.shape[1], most + 1)):
-            for side in (0, 1):
-                shifted = np.full_like(best, -np.inf)
-                if side == 0:
-                    shifted[n:, :] = best[:most + 1 - n, :]
-                else:
-                    shifted[:, n:] = best[:, :most + 1 - n]
-                score = shifted + log_count[i, n] + log_colour[i, side]
-                better = score > new
-                new[better] = score[better]
-                pick[better] = (n, side)
-        best, choice[i] = new, pick
-    light, dark = np.unravel_index(int(np.argmax(best)), best.shape)
+        light = log_count[i, :top + 1] + log_colour[i, 0]
+        dark = log_count[i, :top + 1] + log_colour[i, 1]
+        light[0], dark[0] = log_count[i, 0], -np.inf  # an empty strip once, with no colour
+        as_light = np.where(possible[:, :, None], best[before], -np.inf) + light[None, :, None]  # [l, n, d]
+        as_dark = np.where(possible[None, :, :], best[:, before], -np.inf) + dark[None, None, :]  # [l, d, n]
+        light_best, dark_best = as_light.max(axis=1), as_dark.max(axis=2)
+        side = dark_best > light_best
+        best = np.where(side, dark_best, light_best)
+        choice[i, ..., 0] = np.where(side, as_dark.argmax(axis=2), as_light.argmax(axis=1))
+        choice[i, ..., 1] = side
+    light_total, dark_total = np.unravel_index(int(np.argmax(best)), best.shape)
     for i in reversed(range(len(count_p))):
-        counts[i], colours[i] = choice[i, light, dark]
+        counts[i], colours[i] = choice[i, light_total, dark_total]
         if colours[i] == 0:
-            light -= counts[i]
+            light_total -= counts[i]
         else:
-            dark -= counts[i]
+            dark_total -= counts[i]
     return counts, colours
 
 
