@@ -129,7 +129,9 @@ train-gate: train-renders .venv-train/stamp
 # every frame's dice of their own look (DICE_MORE: seed 2704, 60 frames; seed 2705, 30 frames),
 # 300 scenes per design traced only around their dice (synth.dice_windows, seeds 2801 and 2802)
 # and the 2-D sets: a fifth of the crops in negative, the no-die crops weighing 0.8 of the value
-# loss, pulled towards the first reader's outputs.
+# loss, pulled towards the first reader's outputs.  Last, that reader fine-tuned the same way again
+# with real dice photos added: the odd (tuning) half of $(SHARED_DATA)/dice-photos, synth.dice_photos.
+SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 train-dice: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dice-base
@@ -150,5 +152,12 @@ train-dice: train-renders .venv-train/stamp
 	    --out $(TRAIN_CACHE)/dicemore/$${w%%:*}-$$d.npz || exit 1; done; done
 	cp $(TRAIN_CACHE)/dice-base/dice_find.onnx $(TRAIN_CACHE)/dice-base/dice.train.json vision/models/
 	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicemore/*.npz \
-	  --out vision/models --only-read --init-read $(TRAIN_CACHE)/dice-base/dice_read.onnx \
+	  --out $(TRAIN_CACHE)/dice-ft1 --only-read --init-read $(TRAIN_CACHE)/dice-base/dice_read.onnx \
+	  --invert 0.2 --read-lr 1e-3 --keep 1 --no-die-share 0.8 --read-epochs 8 --seed 0
+	mkdir -p $(TRAIN_CACHE)/dicephotos
+	$(PY) -m synth.dice_photos $(SHARED_DATA)/dice-photos/images --subset odd --pips-only --jitter 8 \
+	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicephotos/shared-odd.npz
+	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicemore/*.npz \
+	  $(TRAIN_CACHE)/dicephotos/shared-odd.npz --out vision/models --only-read \
+	  --init-read $(TRAIN_CACHE)/dice-ft1/dice_read.onnx \
 	  --invert 0.2 --read-lr 1e-3 --keep 1 --no-die-share 0.8 --read-epochs 8 --seed 0

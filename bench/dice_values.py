@@ -1,0 +1,86 @@
+"""The learned dice reader's value on real photos of dice, each die cut from its labelled box as the
+reader cuts a die on a board (synth.dice_photos).  Not a test; prints.
+
+    .venv/bin/python bench/dice_values.py [--model ONNX] [--data DIR [--pips-only] [--subset odd|even|all]]
+
+Without ``--data``: the held-out half of ../shared/data/dice-photos (even photos; boxes around the
+pips only) and tests/data/real/dice-nellbyler (boxes around whole dice).  A die counts when its
+value is read (the reader's likeliest value, its crop and the mirrored crop averaged, as on a
+board); a photo counts when every die of it is.  The finder is not measured here: it needs a
+board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from synth.dice_photos import MAX_SIDE, crop, die_sizes, photo_number, read_boxes  # noqa: E402
+from vision.dice_learned import READ_MODEL, standardise  # noqa: E402
+from vision.nets import load_net, softmax  # noqa: E402
+
+DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "even"),
+            (ROOT / "tests" / "data" / "real" / "dice-nellbyler" / "images", False, "all")]
+
+
+def measure(net: cv2.dnn.Net, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:
+    """(dice read right, dice, photos read right, photos) of a folder of labelled photos."""
+    dice_ok = dice = photos_ok = photos = 0
+    for photo in sorted(folder.glob("*.jpg")):
+        if subset != "all" and photo_number(photo) % 2 != (1 if subset == "odd" else 0):
+            continue
+        image = cv2.imread(str(photo))
+        if image is None or not photo.with_suffix(".txt").exists():
+            continue
+        h, w = image.shape[:2]
+        if max(h, w) > MAX_SIDE:
+            f = MAX_SIDE / max(h, w)
+            image = cv2.resize(image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+            h, w = image.shape[:2]
+        boxes = read_boxes(photo.with_suffix(".txt"), w, h)
+        sizes = die_sizes(boxes, pips_only)
+        if not boxes or sizes is None:
+            continue
+        crops = np.stack([crop(image, x, y, size) for (_, x, y, _), size in zip(boxes, sizes, strict=True)])
+        p = np.zeros((len(crops), 7))
+        for view in (crops, np.ascontiguousarray(crops[:, :, ::-1])):
+            net.setInput(standardise(view))
+            p += softmax(np.asarray(net.forward(), np.float64).reshape(len(crops), -1)[:, :7]) / 2
+        read = [int(v) + 1 for v in p[:, 1:].argmax(axis=1)]
+        truth = [value for value, *_ in boxes]
+        dice_ok += sum(r == t for r, t in zip(read, truth, strict=True))
+        dice += len(truth)
+        photos_ok += read == truth
+        photos += 1
+    return dice_ok, dice, photos_ok, photos
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", type=Path, default=READ_MODEL)
+    parser.add_argument("--data", type=Path)
+    parser.add_argument("--pips-only", action="store_true", help="the boxes enclose the top face's pips only")
+    parser.add_argument("--subset", choices=("odd", "even", "all"), default="all")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    net = load_net(args.model, "dice", "train-dice")
+    sets = [(args.data, args.pips_only, args.subset)] if args.data else DEFAULTS
+    for folder, pips_only, subset in sets:
+        dice_ok, dice, photos_ok, photos = measure(net, folder, pips_only, subset)
+        if not dice:
+            print(f"{folder}: no labelled dice")
+            continue
+        print(f"{folder.parent.name} ({subset}): dice {dice_ok}/{dice} = {dice_ok / dice:.3f}, "
+              f"photos with every die read {photos_ok}/{photos} = {photos_ok / photos:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
