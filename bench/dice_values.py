@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from synth.dice_photos import MAX_SIDE, crop, die_sizes, photo_number, read_boxes  # noqa: E402
+from synth.dice_photos import crop, labelled_photo, photos_in  # noqa: E402
 from vision.dice_learned import READ_MODEL, standardise  # noqa: E402
 from vision.nets import load_net, softmax  # noqa: E402
 
@@ -33,21 +33,11 @@ DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "
 def measure(net: cv2.dnn.Net, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:
     """(dice read right, dice, photos read right, photos) of a folder of labelled photos."""
     dice_ok = dice = photos_ok = photos = 0
-    for photo in sorted(folder.glob("*.jpg")):
-        if subset != "all" and photo_number(photo) % 2 != (1 if subset == "odd" else 0):
+    for photo in photos_in(folder, subset):
+        labelled = labelled_photo(photo, pips_only)
+        if labelled is None:
             continue
-        image = cv2.imread(str(photo))
-        if image is None or not photo.with_suffix(".txt").exists():
-            continue
-        h, w = image.shape[:2]
-        if max(h, w) > MAX_SIDE:
-            f = MAX_SIDE / max(h, w)
-            image = cv2.resize(image, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-            h, w = image.shape[:2]
-        boxes = read_boxes(photo.with_suffix(".txt"), w, h)
-        sizes = die_sizes(boxes, pips_only)
-        if not boxes or sizes is None:
-            continue
+        image, boxes, sizes = labelled
         crops = np.stack([crop(image, x, y, size) for (_, x, y, _), size in zip(boxes, sizes, strict=True)])
         p = np.zeros((len(crops), 7))
         for view in (crops, np.ascontiguousarray(crops[:, :, ::-1])):

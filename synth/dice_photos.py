@@ -35,6 +35,9 @@ PIP_SPAN = 0.66
 #: of a die's face seen from above: the committed reader reads the tuning photos (the odd ones of
 #: the dice-photos set) best there (0.61 of their dice, against 0.60 / 0.57 / 0.46 at 0.5 / 0.7 / 0.8)
 FACE_TO_SIZE = 0.6
+
+#: a photo's labelled dice: (value, centre x, centre y, the box's longer side) in pixels
+Boxes = list[tuple[int, float, float, float]]
 #: photos are first shrunk so that their longer side is at most this many pixels
 MAX_SIDE = 1600
 
@@ -44,7 +47,7 @@ def photo_number(path: Path) -> int:
     return int(m.group(1)) if m else 0
 
 
-def read_boxes(label: Path, width: int, height: int) -> list[tuple[int, float, float, float]]:
+def read_boxes(label: Path, width: int, height: int) -> Boxes:
     """(value, centre x, centre y, longer box side) in pixels of a photo of ``width`` x ``height``."""
     boxes = []
     for line in label.read_text().splitlines():
@@ -55,7 +58,7 @@ def read_boxes(label: Path, width: int, height: int) -> list[tuple[int, float, f
     return boxes
 
 
-def die_sizes(boxes: list[tuple[int, float, float, float]], pips_only: bool) -> list[float] | None:
+def die_sizes(boxes: Boxes, pips_only: bool) -> list[float] | None:
     """Each die's size in pixels as the reader takes it (`FACE_TO_SIZE` of its face); None when it
     cannot be told (ones alone, pips only)."""
     if not pips_only:
@@ -75,9 +78,18 @@ def crop(image: np.ndarray, x: float, y: float, size: float) -> np.ndarray:
     return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
 
 
-def photo_samples(photo: Path, rng: np.random.Generator, jitter: int, negatives: int,
-                  pips_only: bool) -> tuple[list[np.ndarray], list[int]]:
-    """Crops and their values (0 = no die) from one photo."""
+def photos_in(folder: Path, subset: str = "all") -> list[Path]:
+    """The labelled photos of a folder (``NAME.jpg`` beside ``NAME.txt``), all or the odd or even
+    ones by the number their name ends in."""
+    photos = sorted(p for p in folder.glob("*.jpg") if p.with_suffix(".txt").exists())
+    if subset == "all":
+        return photos
+    return [p for p in photos if photo_number(p) % 2 == (1 if subset == "odd" else 0)]
+
+
+def labelled_photo(photo: Path, pips_only: bool) -> tuple[np.ndarray, Boxes, list[float]] | None:
+    """A photo (shrunk to `MAX_SIDE`), its dice's boxes and sizes; None when the sizes cannot be
+    told (`die_sizes`) or no die is labelled."""
     image = cv2.imread(str(photo))
     if image is None:
         raise ValueError(f"{photo}: not an image")
@@ -88,8 +100,17 @@ def photo_samples(photo: Path, rng: np.random.Generator, jitter: int, negatives:
         h, w = image.shape[:2]
     boxes = read_boxes(photo.with_suffix(".txt"), w, h)
     sizes = die_sizes(boxes, pips_only)
-    if not boxes or sizes is None:
+    return None if not boxes or sizes is None else (image, boxes, sizes)
+
+
+def photo_samples(photo: Path, rng: np.random.Generator, jitter: int, negatives: int,
+                  pips_only: bool) -> tuple[list[np.ndarray], list[int]]:
+    """Crops and their values (0 = no die) from one photo."""
+    labelled = labelled_photo(photo, pips_only)
+    if labelled is None:
         return [], []
+    image, boxes, sizes = labelled
+    h, w = image.shape[:2]
     crops, values = [], []
     for (value, x, y, _), size in zip(boxes, sizes, strict=True):
         for _ in range(jitter):
@@ -120,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    photos = sorted(p for p in args.photos.glob("*.jpg") if p.with_suffix(".txt").exists())
-    if args.subset != "all":
-        photos = [p for p in photos if photo_number(p) % 2 == (1 if args.subset == "odd" else 0)]
+    photos = photos_in(args.photos, args.subset)
     if not photos:
         parser.error(f"no labelled photos in {args.photos}")
     crops: list[np.ndarray] = []
