@@ -83,12 +83,13 @@ TRAIN_3D = 3d:1901:40 3d-same:1901:20:--same-light gate3d:2601:40:--size=640x360
 
 train: train-checkers train-gate train-dice
 
-# every 3-D tuning set above, each tuning design (what is already cached is kept)
+# every 3-D tuning set above, each tuning design (a set already whole is kept; one cut short, with
+# no dataset.json yet, is rendered again)
 train-renders: setup
 	for set in $(TRAIN_3D); do \
 	  dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; rest=$${rest#*:}; frames=$${rest%%:*}; \
 	  opts=$$(echo "$$rest" | awk -F: '{for (i = 2; i <= NF; i++) printf "%s ", $$i}' | tr '=' ' '); \
-	  for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/$$dir/$$d || .venv/bin/referee render3d \
+	  for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/$$dir/$$d/dataset.json || .venv/bin/referee render3d \
 	    --dataset $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed $$opts --quiet || exit 1; done; \
 	done
 
@@ -96,7 +97,7 @@ train-renders: setup
 # (150 frames each) and every 3-D tuning set; the point strips cut with their empty-board strips.
 train-checkers: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/strips
-	for s in $$(seq 20001 20006); do test -d $(TRAIN_CACHE)/2d/s$$s || \
+	for s in $$(seq 20001 20006); do test -f $(TRAIN_CACHE)/2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
 	for set in $(TRAIN_3D); do k=$${set%%:*}; \
@@ -111,9 +112,9 @@ train-checkers: train-renders .venv-train/stamp
 # frames under a moved lamp).
 train-gate: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/views
-	for s in $$(seq 21001 21004); do test -d $(TRAIN_CACHE)/gate2d/s$$s || .venv/bin/referee render \
+	for s in $$(seq 21001 21004); do test -f $(TRAIN_CACHE)/gate2d/s$$s/dataset.json || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/s$$s --frames 200 --seed $$s --occluded-rate 0.5 >/dev/null; done
-	for s in $$(seq 21101 21140); do test -d $(TRAIN_CACHE)/gate2d/m$$s || .venv/bin/referee render \
+	for s in $$(seq 21101 21140); do test -f $(TRAIN_CACHE)/gate2d/m$$s/dataset.json || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/m$$s --frames 25 --seed $$s --occluded-rate 0.5 >/dev/null; done
 	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate2d/* --out $(TRAIN_CACHE)/views/2d --jitter 0
 	for k in gate3d gate3d2; do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
@@ -135,7 +136,7 @@ SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 train-dice: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dice-base
-	for s in $$(seq 22001 22005); do test -d $(TRAIN_CACHE)/dice2d/s$$s || \
+	for s in $$(seq 22001 22005); do test -f $(TRAIN_CACHE)/dice2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/dice2d/s$$s --frames 250 --seed $$s >/dev/null; done
 	$(PY) -m synth.dice_data $(TRAIN_CACHE)/dice2d/* --out $(TRAIN_CACHE)/dicenpz --jitter 0
 	$(PY) -m synth.dice_data $$(for set in $(TRAIN_3D); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
@@ -143,7 +144,7 @@ train-dice: train-renders .venv-train/stamp
 	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out $(TRAIN_CACHE)/dice-base \
 	  --epochs 8 --read-epochs 24 --seed 0
 	for set in $(DICE_MORE); do dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; frames=$${rest#*:}; \
-	  for d in $(TUNING_DESIGNS); do test -d $(TRAIN_CACHE)/$$dir/$$d || .venv/bin/referee render3d --dataset \
+	  for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/$$dir/$$d/dataset.json || .venv/bin/referee render3d --dataset \
 	    $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed --dice-variety --occluded-rate 0.05 \
 	    --quiet || exit 1; done; \
 	  $(PY) -m synth.dice_data $(TRAIN_CACHE)/$$dir/* --out $(TRAIN_CACHE)/dicemore --jitter 3 || exit 1; done
