@@ -9,7 +9,6 @@ Photos are split by the number in their name (odd = tuning subset, even = held o
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 import time
@@ -20,6 +19,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from synth.dice_photos import photo_number, photos_in  # noqa: E402
 from vision.dice import read_dice_timed  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice-photos" / "images"
@@ -29,21 +29,13 @@ def labelled_values(txt: Path) -> list[int]:
     return sorted(int(line.split()[0]) + 1 for line in txt.read_text().splitlines() if line.strip())
 
 
-def photo_number(path: Path) -> int:
-    m = re.search(r"(\d+)$", path.stem)
-    return int(m.group(1)) if m else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--subset", choices=["all", "odd", "even"], default="all")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--show-failures", action="store_true")
     args = ap.parse_args(argv)
-    photos = sorted(p for p in args.data.glob("*.jpg") if p.with_suffix(".txt").exists())
-    if args.subset != "all":
-        want = 1 if args.subset == "odd" else 0
-        photos = [p for p in photos if photo_number(p) % 2 == want]
+    photos = photos_in(args.data, args.subset)
     ok = 0
     times = []
     per_split: Counter[str] = Counter()

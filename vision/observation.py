@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.position import Position, opponent_point
+from rules.position import CHECKERS, Position, opponent_point
 
 __all__ = ["DICE_QUESTION_CONFIDENCE", "QUESTION_CONFIDENCE", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical"]
 
@@ -117,8 +117,8 @@ class Observation:
             return [self.reason or "frame not read"]
         out: list[str] = list(self.doubts)
         for name, total in zip(("light", "dark"), self.totals, strict=True):
-            if total > 15:
-                out.append(f"{total} {name} checkers seen (at most 15)")
+            if total > CHECKERS:
+                out.append(f"{total} {name} checkers seen (at most {CHECKERS})")
         for i, (a, b) in enumerate(self.points):
             if a and b:
                 out.append(f"both colours seen on P{i + 1}")
