@@ -17,6 +17,7 @@ from vision.learned import (
     EMPTY_DISTANCE,
     MIRROR_BELOW,
     MODEL_PATH,
+    SHADED_EMPTY,
     CheckerCounter,
     beside_empty,
     count_points,
@@ -67,6 +68,9 @@ def test_strips_that_look_like_the_empty_board_read_empty_and_sure_enough() -> N
     judged = beside_empty(counter, distance)
     assert list(judged.argmax(axis=1)) == [0, 0, 1, 1]
     assert judged[0, 0] >= QUESTION_CONFIDENCE
+    # the shaded strip as sure as such readings were right on the tuning sets, not the counter's
+    # own split (which chose the other reading and would put every such board in doubt)
+    assert judged[1, 0] == SHADED_EMPTY >= QUESTION_CONFIDENCE and judged[1, 1:].sum() == 0
     assert np.array_equal(judged[2:], counter[2:])
 
 
