@@ -29,9 +29,9 @@ import numpy as np
 from synth.cut import cut_datasets
 from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
-from vision.dice_learned import FIND_SIZE, FIND_STRIDE, die_crop, find_view
+from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE, die_crop, find_view
 
-__all__ = ["TILTED_REASONS", "dataset_samples", "frame_tilted", "labelled_die_crop", "main"]
+__all__ = ["TILTED_REASONS", "crop_samples", "dataset_samples", "frame_tilted", "labelled_die_crop", "main"]
 
 TILTED_REASONS = ("cocked", "on_checker")
 SIGMA = 1.2  # the target's Gaussian, in heat-map cells
@@ -45,6 +45,18 @@ def _heat(centres_view: list[tuple[float, float]]) -> np.ndarray:
         cx, cy = x / FIND_STRIDE - 0.5, y / FIND_STRIDE - 0.5
         heat = np.maximum(heat, np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * SIGMA ** 2)))
     return heat
+
+
+def crop_samples(crops: list[np.ndarray], values: list[int], crop_frame: list[int],
+                 crop_tilted: list[int]) -> dict[str, np.ndarray]:
+    """Reader crops alone, in `dataset_samples`' layout with no finder views (what
+    synth.train_dice reads); ``crop_tilted`` -1 where whether a die lies flat is not taught."""
+    h, w = FIND_SIZE[1], FIND_SIZE[0]
+    return {"views": np.zeros((0, h, w, 3), np.uint8),
+            "heats": np.zeros((0, h // FIND_STRIDE, w // FIND_STRIDE), np.float16),
+            "crops": np.stack(crops) if crops else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8),
+            "values": np.asarray(values, np.int8), "crop_frame": np.asarray(crop_frame, np.int32),
+            "tilted": np.zeros(0, np.int8), "crop_tilted": np.asarray(crop_tilted, np.int8)}
 
 
 def frame_tilted(label: dict[str, Any]) -> bool:

@@ -27,7 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice_learned import CROP_DIES, CROP_SIZE
+from synth.dice_data import crop_samples
+from vision.dice_learned import CROP_DIES, square_crop
 
 #: the top face's pips (of a two to six) span this share of the face, across and down
 PIP_SPAN = 0.66
@@ -71,11 +72,7 @@ def die_sizes(boxes: Boxes, pips_only: bool) -> list[float] | None:
 
 def crop(image: np.ndarray, x: float, y: float, size: float) -> np.ndarray:
     """The reader's square around (x, y) for a die of ``size`` pixels, the photo's top as "up"."""
-    side = CROP_DIES * size
-    m = np.float32([[CROP_SIZE / side, 0, CROP_SIZE / 2 - x * CROP_SIZE / side],
-                    [0, CROP_SIZE / side, CROP_SIZE / 2 - y * CROP_SIZE / side]])
-    interp = cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
+    return square_crop(image, (x, y), CROP_DIES * size)
 
 
 def photos_in(folder: Path, subset: str = "all") -> list[Path]:
@@ -151,10 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         crops += c
         values += v
     n = len(crops)
-    np.savez_compressed(
-        args.out, views=np.zeros((0, 256, 320, 3), np.uint8), heats=np.zeros((0, 64, 80), np.float16),
-        crops=np.stack(crops), values=np.array(values, np.int8), crop_frame=np.zeros(n, np.int32),
-        tilted=np.zeros(0, np.int8), crop_tilted=np.full(n, -1, np.int8))  # not known: not taught
+    # whether a die lies flat is not known: not taught
+    np.savez_compressed(args.out, **crop_samples(crops, values, [0] * n, [-1] * n))
     print(f"{args.out}: {len(photos)} photos, {sum(v > 0 for v in values)} die crops, "
           f"{sum(v == 0 for v in values)} no-die crops")
     return 0

@@ -22,10 +22,9 @@ import numpy as np
 
 from synth.dataset3d import plan, render_moment
 from synth.designs import design as find_design
-from synth.dice_data import frame_tilted, labelled_die_crop
+from synth.dice_data import crop_samples, frame_tilted, labelled_die_crop
 from synth.scene import label_of
 from vision.calibration import calibrate
-from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE
 
 __all__ = ["window_crops", "main"]
 
@@ -62,12 +61,7 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
                 values.append(value)
                 crop_frame.append(index)
                 crop_tilted.append(int(tilted and k == 0))
-    h, w = FIND_SIZE[1], FIND_SIZE[0]
-    return {"views": np.zeros((0, h, w, 3), np.uint8),
-            "heats": np.zeros((0, h // FIND_STRIDE, w // FIND_STRIDE), np.float16),
-            "crops": np.stack(crops) if crops else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8),
-            "values": np.asarray(values, np.int8), "crop_frame": np.asarray(crop_frame, np.int32),
-            "tilted": np.zeros(0, np.int8), "crop_tilted": np.asarray(crop_tilted, np.int8)}
+    return crop_samples(crops, values, crop_frame, crop_tilted)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -169,7 +169,6 @@ def auto_readers(synthetic: bool) -> str:
     return "classical" if synthetic else "learned"
 
 
-
 #: the readers each part of the vision can use (VisionConfig.with_readers)
 READERS = ("classical", "learned")
 #: what a ``readers`` setting may name for a part: a reader, or ``auto`` (`auto_readers`)

@@ -37,7 +37,8 @@ from vision.occluder import (
 )
 
 __all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
-           "LearnedDie", "board_mark", "die_crop", "find_view", "read_dice", "standardise"]
+           "LearnedDie", "board_mark", "die_crop", "find_view", "read_dice", "square_crop", "square_matrix",
+           "standardise"]
 
 MODELS = Path(__file__).with_name("models")
 FIND_MODEL = MODELS / "dice_find.onnx"
@@ -96,22 +97,34 @@ def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, n
     return view, m
 
 
-def _crop_matrix(geometry: BoardGeometry, centre: tuple[float, float], scale: float = 1.0) -> tuple[np.ndarray, int]:
-    """The affine map from the frame to `die_crop`'s square around ``centre``, and its interpolation."""
-    side = max(6.0, CROP_DIES * scale * geometry.die_size_px(centre))
-    cx, cy = centre
-    ux, uy = geometry.up_direction(centre)
+def square_matrix(centre: tuple[float, float], side: float,
+                  up: tuple[float, float] = (0.0, -1.0)) -> tuple[np.ndarray, int]:
+    """The affine map from a picture to the reader's `CROP_SIZE` square of ``side`` pixels around
+    ``centre``, the unit image direction ``up`` to the square's top, and its interpolation."""
+    ux, uy = up
     across = np.array([-uy, ux]) * side / 2  # the crop's x axis in the image
     down = np.array([-ux, -uy]) * side / 2  # the crop's y axis
-    c = np.array([cx, cy])
+    c = np.array(centre, dtype=np.float64)
     src = np.float32([c - across - down, c + across - down, c + across + down])
     dst = np.float32([[0, 0], [CROP_SIZE, 0], [CROP_SIZE, CROP_SIZE]])
     return cv2.getAffineTransform(src, dst), cv2.INTER_AREA if side > CROP_SIZE else cv2.INTER_LINEAR
 
 
+def _crop_matrix(geometry: BoardGeometry, centre: tuple[float, float], scale: float = 1.0) -> tuple[np.ndarray, int]:
+    """The affine map from the frame to `die_crop`'s square around ``centre``, and its interpolation."""
+    side = max(6.0, CROP_DIES * scale * geometry.die_size_px(centre))
+    return square_matrix(centre, side, geometry.up_direction(centre))
+
+
 def _warp(image: np.ndarray, crop: tuple[np.ndarray, int]) -> np.ndarray:
     m, interp = crop
     return cv2.warpAffine(image, m, (CROP_SIZE, CROP_SIZE), flags=interp, borderMode=cv2.BORDER_REFLECT)
+
+
+def square_crop(image: np.ndarray, centre: tuple[float, float], side: float,
+                up: tuple[float, float] = (0.0, -1.0)) -> np.ndarray:
+    """The reader's square of ``side`` pixels around ``centre`` of any picture (`square_matrix`)."""
+    return _warp(image, square_matrix(centre, side, up))
 
 
 def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float],
