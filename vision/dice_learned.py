@@ -13,7 +13,7 @@ the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2
    (or "no die": a checker's rim or a glint the finder took for a die) and whether the die does
    not lie flat (cocked, or on a checker).  Each peak is read at five places a quarter of a die
    apart (`RECENTRE`) and the crop the reader is surest holds a die is kept, then read mirrored
-   too.
+   too; the die lies at those places weighed by the log-odds that each holds a die.
 
 Neither network needs a photo of the empty board (it only drops marks).  Whether the roll is
 valid then follows from where the dice lie (off the surface, different halves, one die alone)
@@ -212,14 +212,23 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     probs, tilts = softmax(out[:, :7]), sigmoid(out[:, 7])
     best = [i * len(RECENTRE) + int(np.argmin(probs[i * len(RECENTRE):(i + 1) * len(RECENTRE), 0]))
             for i in range(len(candidates))]
+    # the die lies where its crops hold a die: their places weighed by the log-odds that they do
+    # (a reader sure of the die in every crop leaves it about the peak; the surest crop alone, one of
+    # several "no die" probabilities all near zero, moved a die up to half a die off)
+    no_die = np.clip(probs[:, 0], 1e-12, 1 - 1e-12)
+    weights = np.maximum(0.0, np.log((1 - no_die) / no_die)).reshape(len(candidates), len(RECENTRE), 1)
+    places = np.asarray(spots).reshape(len(candidates), len(RECENTRE), 2)
+    total = weights.sum(1)
+    surest = np.asarray(spots)[best]  # where no crop is sure of a die, the surest crop's place
+    centres = np.where(total > 0, (weights * places).sum(1) / np.maximum(total, 1e-12), surest)
     # and that crop mirrored left-right ("up" stays at the top), the two readings averaged
     read.setInput(standardise(np.ascontiguousarray(crops[best][:, :, ::-1])))
     mirrored = np.asarray(read.forward(), np.float64).reshape(len(best), -1)
     probs[best] = (probs[best] + softmax(mirrored[:, :7])) / 2
     tilts[best] = (tilts[best] + sigmoid(mirrored[:, 7])) / 2
     dice: list[LearnedDie] = []
-    for k, (_, height) in zip(best, candidates, strict=True):
-        p, (cx, cy) = probs[k], spots[k]
+    for k, (cx, cy), (_, height) in zip(best, centres, candidates, strict=True):
+        p, cx, cy = probs[k], float(cx), float(cy)
         if p[0] > NO_DIE:
             continue
         value = int(np.argmax(p[1:]) + 1)
