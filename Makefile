@@ -123,42 +123,36 @@ train-gate: train-renders .venv-train/stamp
 	t3=$$(ls $(TRAIN_CACHE)/views/gate3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
 	  --train $(TRAIN_CACHE)/views/*/*.npz $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0
 
-# The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx), in two steps.  First,
-# both networks afresh ($(TRAIN_CACHE)/dice-base): 2-D renderer seeds 22001-22005 (250 frames);
-# every 3-D tuning set.  Clear frames only; the finder's views twice (corners as calibrated and a
-# click off) for the 3-D ones.  Then the reader fine-tuned on more dice: the tuning designs with
-# every frame's dice of their own look (DICE_MORE: seed 2704, 60 frames; seed 2705, 30 frames),
-# 300 scenes per design traced only around their dice (synth.dice_windows, seeds 2801 and 2802)
-# and the 2-D sets: a fifth of the crops in negative, the no-die crops weighing 0.8 of the value
-# loss, pulled towards the first reader's outputs.  Last, that reader fine-tuned the same way again
-# with real dice photos added: the odd (tuning) half of $(SHARED_DATA)/dice-photos, synth.dice_photos.
+# The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx): two networks, trained
+# apart.  The finder: 2-D renderer seeds 22001-22005 (250 frames) and every 3-D tuning set, clear
+# frames only, each view twice for the 3-D ones (corners as calibrated and a click off).  The
+# reader, afresh and in one run: the 2-D sets; the 3-D tuning sets of seed 1901 (the lamp moved,
+# and under the calibration light) and 2601 (640x360); the tuning designs with every
+# frame's dice of their own look (DICE_MORE: seed 2704, 60 frames; seed 2705, 30), each die cut
+# four times; 300 scenes per tuning design traced only around their dice (synth.dice_windows,
+# seeds 2801 and 2802); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
+# A fifth of the crops in negative, the no-die crops weighing 0.8 of the value loss.
 SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 train-dice: train-renders .venv-train/stamp
-	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dice-base
+	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dicewindows
 	for s in $$(seq 22001 22005); do test -f $(TRAIN_CACHE)/dice2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/dice2d/s$$s --frames 250 --seed $$s >/dev/null; done
 	$(PY) -m synth.dice_data $(TRAIN_CACHE)/dice2d/* --out $(TRAIN_CACHE)/dicenpz --jitter 0
 	$(PY) -m synth.dice_data $$(for set in $(TRAIN_3D); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
 	  --out $(TRAIN_CACHE)/dicenpz --jitter 1
-	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out $(TRAIN_CACHE)/dice-base \
-	  --epochs 8 --read-epochs 24 --seed 0
+	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out vision/models --only-find --epochs 8 --seed 0
 	for set in $(DICE_MORE); do dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; frames=$${rest#*:}; \
 	  for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/$$dir/$$d/dataset.json || .venv/bin/referee render3d --dataset \
 	    $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed --dice-variety --occluded-rate 0.05 \
-	    --quiet || exit 1; done; \
-	  $(PY) -m synth.dice_data $(TRAIN_CACHE)/$$dir/* --out $(TRAIN_CACHE)/dicemore --jitter 3 || exit 1; done
-	for w in window:2801 window2:2802; do for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/dicemore/$${w%%:*}-$$d.npz || \
+	    --quiet || exit 1; done; done
+	$(PY) -m synth.dice_data $$(for set in $(DICE_MORE); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
+	  --out $(TRAIN_CACHE)/dicemore --jitter 3
+	for w in window:2801 window2:2802; do for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/dicewindows/$${w%%:*}-$$d.npz || \
 	  $(PY) -m synth.dice_windows --design $$d --scenes 150 --seed $${w#*:} \
-	    --out $(TRAIN_CACHE)/dicemore/$${w%%:*}-$$d.npz || exit 1; done; done
-	cp $(TRAIN_CACHE)/dice-base/dice_find.onnx $(TRAIN_CACHE)/dice-base/dice.train.json vision/models/
-	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicemore/*.npz \
-	  --out $(TRAIN_CACHE)/dice-ft1 --only-read --init-read $(TRAIN_CACHE)/dice-base/dice_read.onnx \
-	  --invert 0.2 --read-lr 1e-3 --keep 1 --no-die-share 0.8 --read-epochs 8 --seed 0
-	mkdir -p $(TRAIN_CACHE)/dicephotos
+	    --out $(TRAIN_CACHE)/dicewindows/$${w%%:*}-$$d.npz || exit 1; done; done
 	$(PY) -m synth.dice_photos $(SHARED_DATA)/dice-photos/images --subset odd --pips-only --jitter 8 \
-	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicephotos/shared-odd.npz
-	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicemore/*.npz \
-	  $(TRAIN_CACHE)/dicephotos/shared-odd.npz --out vision/models --only-read \
-	  --init-read $(TRAIN_CACHE)/dice-ft1/dice_read.onnx \
-	  --invert 0.2 --read-lr 1e-3 --keep 1 --no-die-share 0.8 --read-epochs 8 --seed 0
+	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicemore/shared-odd.npz
+	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicenpz/3d-*.npz \
+	  $(TRAIN_CACHE)/dicenpz/gate3d-*.npz $(TRAIN_CACHE)/dicemore/*.npz $(TRAIN_CACHE)/dicewindows/*.npz \
+	  --out vision/models --only-read --invert 0.2 --no-die-share 0.8 --read-epochs 24 --seed 0 --threads 1

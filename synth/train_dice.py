@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--read-epochs", type=int, default=12)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--only-read", action="store_true", help="train the reader only (for trying things)")
+    parser.add_argument("--only-read", action="store_true", help="train the reader only")
+    parser.add_argument("--only-find", action="store_true", help="train the finder only")
     parser.add_argument("--init-read", type=Path, help="fine-tune this exported reader instead of starting afresh")
     parser.add_argument("--invert", type=float, default=0.0, help="share of reader crops shown in negative")
     parser.add_argument("--read-lr", type=float, default=3e-3, help="the reader's peak learning rate")
@@ -272,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--no-die-share must lie between 0 and 1")
     if args.keep and args.init_read is None:
         parser.error("--keep pulls towards the reader of --init-read: give one")
+    if args.only_read and args.only_find:
+        parser.error("--only-read and --only-find leave nothing to train together")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
@@ -280,43 +283,35 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"views": len(data["views"]), "dice": int((data["values"] > 0).sum()),
                       "no_die": int((data["values"] == 0).sum()), "tilted_frames": int(data["tilted"].sum())}),
           flush=True)
-    reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert, args.read_lr,
-                                      args.keep, args.no_die_share)
-    if args.only_read:
+    args.out.mkdir(parents=True, exist_ok=True)
+    # the run's record beside its models: dice.train.json for both, else the one network's own
+    card: dict[str, object] = {"seed": args.seed, "threads": args.threads, "train": [p.name for p in args.train], "val": [p.name for p in args.val],
+                               "train_views": int(len(data["views"])), "train_dice": int((data["values"] > 0).sum()),
+                               "train_no_die": int((data["values"] == 0).sum()),
+                               "train_not_flat": int((data["crop_tilted"] == 1).sum()),
+                               "train_tilted_frames": int(data["tilted"].sum())}
+    if not args.only_find:
+        reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
+                                          args.read_lr, args.keep, args.no_die_share)
         reader.eval()
-        args.out.mkdir(parents=True, exist_ok=True)
         torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
                           input_names=["crop"], output_names=["die"], opset_version=13, dynamo=False,
                           dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
-        if args.init_read is not None:  # the fine-tuning's own card beside the first training's
-            card = {"model": "dice_read.onnx", "init": str(args.init_read.name), "seed": args.seed,
-                    "read_epochs": args.read_epochs, "read_lr": args.read_lr, "invert": args.invert,
-                    "keep": args.keep, "no_die_share": args.no_die_share, "train": [p.name for p in args.train],
-                    "train_dice": int((data["values"] > 0).sum()), "train_no_die": int((data["values"] == 0).sum()),
-                    "train_not_flat": int((data["crop_tilted"] == 1).sum()), "read_history": read_history}
-            (args.out / "dice.tune.json").write_text(json.dumps(card, indent=1) + "\n")
-        return 0
-    finder, find_history = train_find(data, val, args.epochs, 16, rng)
-    args.out.mkdir(parents=True, exist_ok=True)
-    finder.eval()
-    reader.eval()
-    torch.onnx.export(finder, torch.zeros(1, 3, FIND_H, FIND_W), str(args.out / "dice_find.onnx"),
-                      input_names=["view"], output_names=["heat"], opset_version=13, dynamo=False)
-    torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
-                      input_names=["crop"], output_names=["die"], dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}},
-                      opset_version=13, dynamo=False)
-    card = {
-        "models": ["dice_find.onnx", "dice_read.onnx"], "seed": args.seed, "epochs": args.epochs,
-        "read_epochs": args.read_epochs, "train": [p.name for p in args.train], "val": [p.name for p in args.val],
-        "train_views": int(len(data["views"])), "train_dice": int((data["values"] > 0).sum()),
-        "train_no_die": int((data["values"] == 0).sum()), "train_tilted_frames": int(data["tilted"].sum()),
-        "find_parameters": int(sum(p.numel() for p in finder.parameters())),
-        "read_parameters": int(sum(p.numel() for p in reader.parameters())),
-        "find_history": find_history, "read_history": read_history,
-    }
-    (args.out / "dice.train.json").write_text(json.dumps(card, indent=1) + "\n")
+        card.update({"crop_size": CROP, "read_epochs": args.read_epochs, "read_lr": args.read_lr,
+                     "invert": args.invert, "keep": args.keep, "no_die_share": args.no_die_share,
+                     "init": args.init_read.name if args.init_read is not None else None,
+                     "read_parameters": int(sum(p.numel() for p in reader.parameters())),
+                     "read_history": read_history})
+    if not args.only_read:
+        finder, find_history = train_find(data, val, args.epochs, 16, rng)
+        finder.eval()
+        torch.onnx.export(finder, torch.zeros(1, 3, FIND_H, FIND_W), str(args.out / "dice_find.onnx"),
+                          input_names=["view"], output_names=["heat"], opset_version=13, dynamo=False)
+        card.update({"epochs": args.epochs, "find_parameters": int(sum(p.numel() for p in finder.parameters())),
+                     "find_history": find_history})
+    name = "dice_read" if args.only_read else "dice_find" if args.only_find else "dice"
+    (args.out / f"{name}.train.json").write_text(json.dumps(card, indent=1) + "\n")
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())
