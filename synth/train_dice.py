@@ -6,7 +6,10 @@ every generator is seeded; the data are what `synth.dice_data` cut from labelled
 models are exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
 
     python -m synth.train_dice --train CACHE/*.npz [--val CACHE/other*.npz] \
-        --out vision/models --epochs 10 --seed 0
+        --out vision/models --epochs 10 --seed 0 [--only-find | --only-read]
+
+Each run writes its record beside the models: ``dice.train.json`` (both networks),
+``dice_find.train.json`` (``--only-find``) or ``dice_read.train.json`` (``--only-read``).
 
 The reader's "not flat" is trained on each die crop: the die a frame's void reason (cocked, on a
 checker) is about, as synth.dice_data marks it, against every other die.
@@ -285,11 +288,12 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     # the run's record beside its models: dice.train.json for both, else the one network's own
-    card: dict[str, object] = {"seed": args.seed, "threads": args.threads, "train": [p.name for p in args.train], "val": [p.name for p in args.val],
-                               "train_views": int(len(data["views"])), "train_dice": int((data["values"] > 0).sum()),
-                               "train_no_die": int((data["values"] == 0).sum()),
-                               "train_not_flat": int((data["crop_tilted"] == 1).sum()),
-                               "train_tilted_frames": int(data["tilted"].sum())}
+    card: dict[str, object] = {
+        "seed": args.seed, "threads": args.threads, "train": [p.name for p in args.train],
+        "val": [p.name for p in args.val], "train_views": int(len(data["views"])),
+        "train_dice": int((data["values"] > 0).sum()), "train_no_die": int((data["values"] == 0).sum()),
+        "train_not_flat": int((data["crop_tilted"] == 1).sum()), "train_tilted_frames": int(data["tilted"].sum()),
+    }
     if not args.only_find:
         reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
                                           args.read_lr, args.keep, args.no_die_share)
@@ -312,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     name = "dice_read" if args.only_read else "dice_find" if args.only_find else "dice"
     (args.out / f"{name}.train.json").write_text(json.dumps(card, indent=1) + "\n")
     return 0
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

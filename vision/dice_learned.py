@@ -217,9 +217,10 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     # several "no die" probabilities all near zero, moved a die up to half a die off)
     no_die = np.clip(probs[:, 0], 1e-12, 1 - 1e-12)
     weights = np.maximum(0.0, np.log((1 - no_die) / no_die)).reshape(len(candidates), len(RECENTRE), 1)
-    places = np.asarray(spots).reshape(len(candidates), len(RECENTRE), 2)
+    places = np.asarray(spots)
     total = weights.sum(1)
-    surest = np.asarray(spots)[best]  # where no crop is sure of a die, the surest crop's place
+    surest = places[best]  # where no crop is sure of a die, the surest crop's place
+    places = places.reshape(len(candidates), len(RECENTRE), 2)
     centres = np.where(total > 0, (weights * places).sum(1) / np.maximum(total, 1e-12), surest)
     # and that crop mirrored left-right ("up" stays at the top), the two readings averaged
     read.setInput(standardise(np.ascontiguousarray(crops[best][:, :, ::-1])))
