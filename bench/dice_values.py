@@ -23,14 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from synth.dice_photos import crop, labelled_photo, photos_in  # noqa: E402
-from vision.dice_learned import READ_MODEL, standardise  # noqa: E402
-from vision.nets import load_net, softmax  # noqa: E402
+from vision.dice_learned import READ_MODEL, read_crops  # noqa: E402
 
 DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "even"),
             (ROOT / "tests" / "data" / "real" / "dice-nellbyler" / "images", False, "all")]
 
 
-def measure(net: cv2.dnn.Net, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:
+def measure(model: Path, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:
     """(dice read right, dice, photos read right, photos) of a folder of labelled photos."""
     dice_ok = dice = photos_ok = photos = 0
     for photo in photos_in(folder, subset):
@@ -39,11 +38,7 @@ def measure(net: cv2.dnn.Net, folder: Path, pips_only: bool, subset: str) -> tup
             continue
         image, boxes, sizes = labelled
         crops = np.stack([crop(image, x, y, size) for (_, x, y, _), size in zip(boxes, sizes, strict=True)])
-        p = np.zeros((len(crops), 7))
-        for view in (crops, np.ascontiguousarray(crops[:, :, ::-1])):
-            net.setInput(standardise(view))
-            p += softmax(np.asarray(net.forward(), np.float64).reshape(len(crops), -1)[:, :7]) / 2
-        read = [int(v) + 1 for v in p[:, 1:].argmax(axis=1)]
+        read = [int(v) + 1 for v in read_crops(crops, model)[:, 1:].argmax(axis=1)]
         truth = [value for value, *_ in boxes]
         dice_ok += sum(r == t for r, t in zip(read, truth, strict=True))
         dice += len(truth)
@@ -60,10 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subset", choices=("odd", "even", "all"), default="all")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    net = load_net(args.model, "dice", "train-dice")
     sets = [(args.data, args.pips_only, args.subset)] if args.data else DEFAULTS
     for folder, pips_only, subset in sets:
-        dice_ok, dice, photos_ok, photos = measure(net, folder, pips_only, subset)
+        dice_ok, dice, photos_ok, photos = measure(args.model, folder, pips_only, subset)
         if not dice:
             print(f"{folder}: no labelled dice")
             continue

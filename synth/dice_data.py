@@ -31,7 +31,7 @@ from vision.calibration import BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE, die_crop, find_view
 
-__all__ = ["TILTED_REASONS", "crop_samples", "dataset_samples", "frame_tilted", "labelled_die_crop", "main"]
+__all__ = ["TILTED_REASONS", "crop_samples", "dataset_samples", "frame_tilted", "labelled_die_crop", "main", "peak_offset"]
 
 TILTED_REASONS = ("cocked", "on_checker")
 SIGMA = 1.2  # the target's Gaussian, in heat-map cells
@@ -64,13 +64,19 @@ def frame_tilted(label: dict[str, Any]) -> bool:
     return label.get("roll") == "void" and label.get("void_reason") in TILTED_REASONS
 
 
+def peak_offset(rng: np.random.Generator) -> tuple[float, float, float]:
+    """Where the finder's peak leaves a die's crop: its centre up to 0.12 die sizes off in x and y
+    (in die sizes) and its scale up to 15 % off."""
+    dx, dy = rng.uniform(-0.12, 0.12, 2)
+    return float(dx), float(dy), float(rng.uniform(0.85, 1.15))
+
+
 def labelled_die_crop(image: np.ndarray, geometry: BoardGeometry, x: float, y: float,
                       rng: np.random.Generator) -> np.ndarray:
-    """The crop of a labelled die as the finder's peak gives it: centre up to 0.12 die sizes and
-    scale up to 15 % off."""
+    """The crop of a labelled die as the finder's peak gives it (`peak_offset`)."""
     size = geometry.die_size_px((x, y))
-    dx, dy = rng.uniform(-0.12, 0.12, 2) * size
-    return die_crop(image, geometry, (x + dx, y + dy), scale=float(rng.uniform(0.85, 1.15)))
+    dx, dy, scale = peak_offset(rng)
+    return die_crop(image, geometry, (x + dx * size, y + dy * size), scale=scale)
 
 
 def _negatives(geometry: BoardGeometry, points: list[list[int]], dice: list[tuple[float, float]],

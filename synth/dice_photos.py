@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from synth.dice_data import crop_samples
+from synth.dice_data import crop_samples, peak_offset
 from vision.dice_learned import CROP_DIES, square_crop
 
 #: the top face's pips (of a two to six) span this share of the face, across and down
@@ -111,8 +111,8 @@ def photo_samples(photo: Path, rng: np.random.Generator, jitter: int, negatives:
     crops, values = [], []
     for (value, x, y, _), size in zip(boxes, sizes, strict=True):
         for _ in range(jitter):
-            dx, dy = rng.uniform(-0.12, 0.12, 2) * size
-            crops.append(crop(image, x + dx, y + dy, size * float(rng.uniform(0.85, 1.15))))
+            dx, dy, scale = peak_offset(rng)
+            crops.append(crop(image, x + dx * size, y + dy * size, size * scale))
             values.append(value)
     size = float(np.median(sizes))
     found = 0

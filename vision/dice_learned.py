@@ -37,8 +37,8 @@ from vision.occluder import (
 )
 
 __all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
-           "LearnedDie", "board_mark", "die_crop", "find_view", "read_dice", "square_crop", "square_matrix",
-           "standardise"]
+           "LearnedDie", "board_mark", "die_crop", "find_view", "read_crops", "read_dice", "square_crop",
+           "square_matrix", "standardise"]
 
 MODELS = Path(__file__).with_name("models")
 FIND_MODEL = MODELS / "dice_find.onnx"
@@ -143,6 +143,22 @@ def _nets(find: str, read: str) -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
     return load_net(find, "dice", "train-dice"), load_net(read, "dice", "train-dice")
 
 
+def _forward(read: cv2.dnn.Net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reader on a stack of crops: each one's probabilities (no die, 1..6) and "not flat"."""
+    read.setInput(standardise(crops))
+    out = np.asarray(read.forward(), np.float64).reshape(len(crops), -1)
+    return softmax(out[:, :7]), sigmoid(out[:, 7])
+
+
+def read_crops(crops: np.ndarray, read_model: str | Path = READ_MODEL) -> np.ndarray:
+    """The reader's probabilities (no die, 1..6) of each crop (`die_crop`, `square_crop`), the crop
+    and its mirror image averaged as `read_dice` reads the crop it keeps."""
+    read = _nets(str(FIND_MODEL), str(read_model))[1]
+    probs, _ = _forward(read, crops)
+    mirrored, _ = _forward(read, np.ascontiguousarray(crops[:, :, ::-1]))
+    return (probs + mirrored) / 2
+
+
 def _peaks(heat: np.ndarray, threshold: float, limit: int = 6) -> list[tuple[float, float, float]]:
     """Local maxima of the heat map above ``threshold``: (x, y, height), sub-cell, highest first."""
     dilated = cv2.dilate(heat, np.ones((3, 3), np.uint8))
@@ -210,26 +226,22 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
         size = geometry.die_size_px((cx, cy))
         spots.extend((cx + dx * size, cy + dy * size) for dx, dy in RECENTRE)
     crops = np.stack([die_crop(image, geometry, xy) for xy in spots])
-    read.setInput(standardise(crops))
-    out = np.asarray(read.forward(), np.float64).reshape(len(spots), -1)
-    probs, tilts = softmax(out[:, :7]), sigmoid(out[:, 7])
-    best = [i * len(RECENTRE) + int(np.argmin(probs[i * len(RECENTRE):(i + 1) * len(RECENTRE), 0]))
-            for i in range(len(candidates))]
+    probs, tilts = _forward(read, crops)
+    shape = (len(candidates), len(RECENTRE))
+    best = np.arange(len(candidates)) * len(RECENTRE) + probs[:, 0].reshape(shape).argmin(axis=1)
     # the die lies where its crops hold a die: their places weighed by the log-odds that they do
     # (a reader sure of the die in every crop leaves it about the peak; the surest crop alone, one of
     # several "no die" probabilities all near zero, moved a die up to half a die off)
     no_die = np.clip(probs[:, 0], 1e-12, 1 - 1e-12)
-    weights = np.maximum(0.0, np.log((1 - no_die) / no_die)).reshape(len(candidates), len(RECENTRE), 1)
+    weights = np.maximum(0.0, np.log((1 - no_die) / no_die)).reshape(*shape, 1)
     places = np.asarray(spots)
     total = weights.sum(1)
-    surest = places[best]  # where no crop is sure of a die, the surest crop's place
-    places = places.reshape(len(candidates), len(RECENTRE), 2)
-    centres = np.where(total > 0, (weights * places).sum(1) / np.maximum(total, 1e-12), surest)
+    centres = np.where(total > 0, (weights * places.reshape(*shape, 2)).sum(1) / np.maximum(total, 1e-12),
+                       places[best])  # where no crop is sure of a die, the surest crop's place
     # and that crop mirrored left-right ("up" stays at the top), the two readings averaged
-    read.setInput(standardise(np.ascontiguousarray(crops[best][:, :, ::-1])))
-    mirrored = np.asarray(read.forward(), np.float64).reshape(len(best), -1)
-    probs[best] = (probs[best] + softmax(mirrored[:, :7])) / 2
-    tilts[best] = (tilts[best] + sigmoid(mirrored[:, 7])) / 2
+    mirrored, mirrored_tilts = _forward(read, np.ascontiguousarray(crops[best][:, :, ::-1]))
+    probs[best] = (probs[best] + mirrored) / 2
+    tilts[best] = (tilts[best] + mirrored_tilts) / 2
     dice: list[LearnedDie] = []
     for k, (cx, cy), (_, height) in zip(best, centres, candidates, strict=True):
         p, cx, cy = probs[k], float(cx), float(cy)
