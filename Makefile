@@ -133,8 +133,8 @@ train-gate: train-renders .venv-train/stamp
 # seeds 2801 and 2802); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
 # A fifth of the crops in negative, the no-die crops weighing 0.8 of the value loss.  The reader
 # is trained so once per seed of DICE_READERS (each run alone on one thread, into
-# $(TRAIN_CACHE)/dice_read/sSEED; a member already trained is kept) and the members merged into one
-# model that reads their mean (synth.merge_readers).
+# $(TRAIN_CACHE)/dice_read/sSEED) and the members merged into one model that reads their mean
+# (synth.merge_readers).
 SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 DICE_READERS = 0 1 2
@@ -157,7 +157,7 @@ train-dice: train-renders .venv-train/stamp
 	    --out $(TRAIN_CACHE)/dicewindows/$${w%%:*}-$$d.npz || exit 1; done; done
 	$(PY) -m synth.dice_photos $(SHARED_DATA)/dice-photos/images --subset odd --pips-only --jitter 8 \
 	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicemore/shared-odd.npz
-	for s in $(DICE_READERS); do test -f $(TRAIN_CACHE)/dice_read/s$$s/dice_read.onnx || $(TRAIN_PY) -m synth.train_dice \
+	for s in $(DICE_READERS); do $(TRAIN_PY) -m synth.train_dice \
 	  --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicenpz/3d-*.npz $(TRAIN_CACHE)/dicenpz/gate3d-*.npz \
 	  $(TRAIN_CACHE)/dicemore/*.npz $(TRAIN_CACHE)/dicewindows/*.npz --out $(TRAIN_CACHE)/dice_read/s$$s --only-read \
 	  --invert 0.2 --no-die-share 0.8 --read-epochs 24 --seed $$s --threads 1 || exit 1; done

@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from synth.train_dice import CROP, ReadNet, from_onnx
+from synth.train_dice import ReadNet, export_reader, from_onnx
 
 #: probabilities are kept off 0 and 1 by this much before their logarithms
 EPSILON = 1e-7
@@ -57,9 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"{folder} has no {name}")
     merged = MeanReader([from_onnx(folder / "dice_read.onnx").eval() for folder in args.members]).eval()
     args.out.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(merged, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
-                      input_names=["crop"], output_names=["die"], opset_version=13, dynamo=False,
-                      dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
+    export_reader(merged, args.out / "dice_read.onnx")
     record = {
         "merged": "mean of the members' probabilities (no die and each value; not flat)",
         "read_parameters": int(sum(p.numel() for p in merged.parameters())),

@@ -65,8 +65,16 @@ class ReadNet(nn.Module):
         return self.head(self.body(x))
 
 
+def export_reader(reader: nn.Module, path: Path) -> None:
+    """Write a reader (in eval mode) as the ONNX model `vision.dice_learned` runs: input ``crop``
+    (N, 3, CROP, CROP), output ``die`` (N, 8: seven value logits and the "not flat" logit)."""
+    torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(path), input_names=["crop"], output_names=["die"],
+                      opset_version=13, dynamo=False, dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
+
+
 def from_onnx(path: Path) -> ReadNet:
-    """A ReadNet holding the weights of an exported reader (``dice_read.onnx``), to fine-tune it.
+    """A ReadNet holding the weights of an exported reader (``dice_read.onnx``), to fine-tune it or
+    merge it with others (synth.merge_readers).
     The export folded each batch norm into its convolution, so those convolutions get the folded
     weights and a bias, and the batch norms become identities (the statistics stay as trained)."""
     import onnx
@@ -297,10 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.only_find:
         reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
                                           args.read_lr, args.keep, args.no_die_share)
-        reader.eval()
-        torch.onnx.export(reader, torch.zeros(1, 3, CROP, CROP), str(args.out / "dice_read.onnx"),
-                          input_names=["crop"], output_names=["die"], opset_version=13, dynamo=False,
-                          dynamic_axes={"crop": {0: "n"}, "die": {0: "n"}})
+        export_reader(reader.eval(), args.out / "dice_read.onnx")
         card.update({"crop_size": CROP, "read_epochs": args.read_epochs, "read_lr": args.read_lr,
                      "invert": args.invert, "keep": args.keep, "no_die_share": args.no_die_share,
                      "init": args.init_read.name if args.init_read is not None else None,
