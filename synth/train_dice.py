@@ -291,16 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     data = load(args.train)
     val = load(args.val) if args.val else None
-    print(json.dumps({"views": len(data["views"]), "dice": int((data["values"] > 0).sum()),
-                      "no_die": int((data["values"] == 0).sum()), "tilted_frames": int(data["tilted"].sum())}),
-          flush=True)
+    counts = {"views": len(data["views"]), "dice": int((data["values"] > 0).sum()),
+              "no_die": int((data["values"] == 0).sum()), "tilted_frames": int(data["tilted"].sum())}
+    print(json.dumps(counts), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     # the run's record beside its models: dice.train.json for both, else the one network's own
     card: dict[str, object] = {
         "seed": args.seed, "threads": args.threads, "train": [p.name for p in args.train],
-        "val": [p.name for p in args.val], "train_views": int(len(data["views"])),
-        "train_dice": int((data["values"] > 0).sum()), "train_no_die": int((data["values"] == 0).sum()),
-        "train_not_flat": int((data["crop_tilted"] == 1).sum()), "train_tilted_frames": int(data["tilted"].sum()),
+        "val": [p.name for p in args.val], "train_views": counts["views"], "train_dice": counts["dice"],
+        "train_no_die": counts["no_die"], "train_not_flat": int((data["crop_tilted"] == 1).sum()),
+        "train_tilted_frames": counts["tilted_frames"],
     }
     if not args.only_find:
         reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
