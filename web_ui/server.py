@@ -212,6 +212,8 @@ class PageServer:
         self._loop: IOLoop | None = None
         self._ready = threading.Event()
         self._closed = threading.Event()
+        # who owns the sockets: close() before the loop runs releases them, after it the loop does
+        self._lock = threading.Lock()
         self.fanout: FanOut | None = None
         state(app).max_streams = int(app.config.get("SSE_MAX_STREAMS", MAX_VIEWERS))
 
@@ -223,7 +225,10 @@ class PageServer:
 
     async def _main(self) -> None:
         loop = IOLoop.current()
-        self._loop = loop
+        with self._lock:
+            if self._closed.is_set():
+                return  # closed before it began serving: close() released the sockets
+            self._loop = loop
         executor = ThreadPoolExecutor(self.threads, thread_name_prefix="page")
         container = WSGIContainer(self.app, executor=executor)
         fanout = FanOut(self.app, loop)
@@ -248,13 +253,14 @@ class PageServer:
 
     def close(self) -> None:
         """Stop serving (from any thread); open streams end, the browsers come back elsewhere."""
-        self._closed.set()
-        loop = self._loop
+        with self._lock:
+            self._closed.set()
+            loop = self._loop
+            if loop is None:  # not serving yet: the loop will not take the sockets now
+                for sock in self.sockets:
+                    sock.close()
         if loop is not None:
             loop.add_callback(lambda: self._stop_event.set())
-        else:
-            for sock in self.sockets:
-                sock.close()
 
     def wait_ready(self, timeout: float = 5.0) -> bool:
         return self._ready.wait(timeout)
