@@ -5,8 +5,11 @@ their own look (`--dice-variety`), each traced only in a window around its dice 
 die crops as `synth.dice_data` cuts them (each die ``jitter`` + 1 times, its centre and scale a
 little off; "not flat" for the die a cocked or on-a-checker roll is about).  No finder views and no
 no-die crops: the windows are mostly dice (those come from whole frames, `synth.dice_data`).
+With ``--kind`` every scene's dice lie as that kind says (``cocked``: one die leaning on a checker,
+the frame or the other die, the other flat), placed afresh from a stream of their own; without it
+they lie as the scene drew them (mostly valid rolls).
 
-    python -m synth.dice_windows --design NAME --scenes 150 --seed 2801 --out CACHE/x.npz [--jitter 3]
+    python -m synth.dice_windows --design NAME --scenes 150 --seed 2801 --out CACHE/x.npz [--jitter 3] [--kind cocked]
 
 Development only: the crops feed `synth.train_dice` (its .npz layout).  Deterministic for a seed.
 """
@@ -23,21 +26,33 @@ import numpy as np
 from synth.dataset3d import plan, render_moment
 from synth.designs import design as find_design
 from synth.dice_data import crop_samples, frame_tilted, labelled_die_crop
-from synth.scene import label_of
+from synth.scene import label_of, place_dice
 from vision.calibration import calibrate
 
-__all__ = ["window_crops", "main"]
+__all__ = ["KINDS", "window_crops", "main"]
 
 #: the traced window reaches this many die sizes beyond the dice's centres
 MARGIN = 2.2
 
 
-def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1) -> dict[str, np.ndarray]:
-    """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none)."""
+#: the ways ``--kind`` can lay the dice (RULES.md §1.6's void reasons and a valid roll)
+KINDS = ("valid", "different_halves", "cocked", "on_checker", "off_board")
+
+
+def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1,
+                 kind: str | None = None) -> dict[str, np.ndarray]:
+    """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none); with
+    ``kind``, each scene's dice laid again as that kind."""
     if find_design(design).held_out:
         raise ValueError(f"{design} is a held-out design: never trained on")
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
     rig_size = (1280, 720)
     rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True)
+    if kind is not None:
+        laying = np.random.default_rng([seed, 3])
+        for moment in moments:
+            place_dice(rig, moment, kind, laying)
     empty, settings = render_moment(rig, empty_moment, rig.calibration_light, True, None, threads=threads)
     geometry = calibrate(rig.corners(), rig_size, empty=empty).geometry
     rng = np.random.default_rng(seed)
@@ -71,11 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--jitter", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--kind", choices=KINDS, help="lay every scene's dice as this kind")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        data = window_crops(args.design, args.scenes, args.seed, args.jitter, args.threads)
+        data = window_crops(args.design, args.scenes, args.seed, args.jitter, args.threads, args.kind)
     except (ValueError, OSError) as error:
         print(f"synth.dice_windows: {error}", file=sys.stderr)
         return 2

@@ -258,6 +258,22 @@ def test_a_window_traces_what_the_whole_frame_shows_there_and_nothing_else() -> 
         window_crops("marble-white", 1, 2801)
 
 
+@pytest.mark.slow
+def test_windows_of_one_kind_lay_every_scene_s_dice_so() -> None:
+    """``--kind cocked`` windows teach "not flat" on every scene: each scene gives one leaning die
+    (its crops marked not flat) and one flat die; an unknown kind is refused."""
+    from synth.dice_windows import window_crops
+
+    data = window_crops("travel-vinyl", 2, 2803, jitter=0, kind="cocked")
+    frames = sorted(set(data["crop_frame"].tolist()))
+    assert len(frames) == 2
+    for frame in frames:
+        assert sorted(data["crop_tilted"][data["crop_frame"] == frame].tolist()) == [0, 1]
+    assert data["crops"].shape[1:] == (32, 32, 3) and set(data["values"].tolist()) <= set(range(1, 7))
+    with pytest.raises(ValueError, match="--kind"):
+        window_crops("travel-vinyl", 1, 2803, kind="leaning")
+
+
 # --- datasets through the command line ----------------------------------------------------------------
 @pytest.mark.slow
 def test_dataset_is_read_by_vision_eval_and_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
