@@ -26,17 +26,13 @@ import numpy as np
 from synth.dataset3d import plan, render_moment
 from synth.designs import design as find_design
 from synth.dice_data import crop_samples, frame_tilted, labelled_die_crop
-from synth.scene import label_of, place_dice
+from synth.scene import DICE_KINDS, label_of, place_dice
 from vision.calibration import calibrate
 
-__all__ = ["KINDS", "window_crops", "main"]
+__all__ = ["window_crops", "main"]
 
 #: the traced window reaches this many die sizes beyond the dice's centres
 MARGIN = 2.2
-
-
-#: the ways ``--kind`` can lay the dice (RULES.md §1.6's void reasons and a valid roll)
-KINDS = ("valid", "different_halves", "cocked", "on_checker", "off_board")
 
 
 def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1,
@@ -45,8 +41,8 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
     ``kind``, each scene's dice laid again as that kind."""
     if find_design(design).held_out:
         raise ValueError(f"{design} is a held-out design: never trained on")
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind is not None and kind not in DICE_KINDS:
+        raise ValueError(f"--kind must be one of {', '.join(DICE_KINDS)}, not {kind!r}")
     rig_size = (1280, 720)
     rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True)
     if kind is not None:
@@ -86,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--jitter", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--kind", choices=KINDS, help="lay every scene's dice as this kind")
+    parser.add_argument("--kind", choices=DICE_KINDS, help="lay every scene's dice as this kind")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()

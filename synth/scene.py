@@ -22,7 +22,8 @@ from vision.observation import position_to_physical
 
 __all__ = [
     "Camera", "Lamp", "Lighting", "CheckerPiece", "DiePiece", "Cube", "Hand", "Moment", "Rig",
-    "make_rig", "random_moment", "moment_from_counts", "label_of", "board_xz", "point_centre_u",
+    "make_rig", "random_moment", "moment_from_counts", "label_of", "board_xz", "point_centre_u", "DICE_KINDS",
+    "place_dice",
 ]
 
 Vec = np.ndarray
@@ -498,8 +499,12 @@ def _cocked_die(rig: Rig, value: int, half: str, checkers: list[CheckerPiece], o
     return None
 
 
+#: the ways `place_dice` lays a roll: valid, or a void reason of RULES.md §1.6
+DICE_KINDS = ("valid", "different_halves", "cocked", "on_checker", "off_board")
+
+
 def place_dice(rig: Rig, moment: Moment, kind: str, rng: np.random.Generator) -> None:
-    """Dice lying as ``kind`` says: valid, or a void reason of RULES.md §1.6."""
+    """Dice lying as ``kind`` (one of `DICE_KINDS`) says: valid, or a void reason of RULES.md §1.6."""
     values = [int(v) for v in rng.integers(1, 7, 2)]
     half = str(rng.choice(["left", "right"]))
     other_half = "right" if half == "left" else "left"
@@ -606,7 +611,7 @@ def random_hand(rig: Rig, rng: np.random.Generator) -> Hand:
 def random_moment(rig: Rig, rng: np.random.Generator, occluded_rate: float = 0.15) -> Moment:
     points, bar = random_counts(rng)
     moment = Moment(points, bar, place_checkers(rig, points, bar, rng), seed=int(rng.integers(0, 2**31)))
-    kind = str(rng.choice(["none", "valid", "different_halves", "cocked", "on_checker", "off_board"],
+    kind = str(rng.choice(["none", *DICE_KINDS],
                           p=[0.12, 0.52, 0.09, 0.09, 0.09, 0.09]))
     if kind != "none":
         place_dice(rig, moment, kind, rng)
