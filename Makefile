@@ -130,7 +130,8 @@ train-gate: train-renders .venv-train/stamp
 # and under the calibration light) and 2601 (640x360); the tuning designs with every
 # frame's dice of their own look (DICE_MORE: seed 2704, 60 frames; seed 2705, 30), each die cut
 # four times; 300 scenes per tuning design traced only around their dice (synth.dice_windows,
-# seeds 2801 and 2802); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
+# seeds 2801 and 2802) and 300 more whose roll is cocked, one die leaning (seeds 2803 and 2804,
+# --kind cocked); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
 # A fifth of the crops in negative, the no-die crops weighing 0.8 of the value loss.  The reader
 # is trained so once per seed of DICE_READERS (each run alone on one thread, into
 # $(TRAIN_CACHE)/dice_read/sSEED) and the members merged into one model that reads their mean
@@ -152,9 +153,11 @@ train-dice: train-renders .venv-train/stamp
 	    --quiet || exit 1; done; done
 	$(PY) -m synth.dice_data $$(for set in $(DICE_MORE); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
 	  --out $(TRAIN_CACHE)/dicemore --jitter 3
-	for w in window:2801 window2:2802; do for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/dicewindows/$${w%%:*}-$$d.npz || \
-	  $(PY) -m synth.dice_windows --design $$d --scenes 150 --seed $${w#*:} \
-	    --out $(TRAIN_CACHE)/dicewindows/$${w%%:*}-$$d.npz || exit 1; done; done
+	for w in window:2801:any window2:2802:any cocked:2803:cocked cocked2:2804:cocked; do name=$${w%%:*}; \
+	  rest=$${w#*:}; seed=$${rest%%:*}; kind=$${rest#*:}; for d in $(TUNING_DESIGNS); do \
+	  test -f $(TRAIN_CACHE)/dicewindows/$$name-$$d.npz || $(PY) -m synth.dice_windows --design $$d --scenes 150 \
+	    --seed $$seed $$(test $$kind = any || echo --kind $$kind) --out $(TRAIN_CACHE)/dicewindows/$$name-$$d.npz \
+	    || exit 1; done; done
 	$(PY) -m synth.dice_photos $(SHARED_DATA)/dice-photos/images --subset odd --pips-only --jitter 8 \
 	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicemore/shared-odd.npz
 	for s in $(DICE_READERS); do $(TRAIN_PY) -m synth.train_dice \

@@ -10,7 +10,8 @@ model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports to
 
 What a comparison with the empty board mistakes for an arm is added on purpose while training,
 labelled "no hand": soft shadows of any shape crossing the rim (a head, an arm held away from the
-board, the lamp moved), light ramps and vignetting, glare spots, colour casts and noise.
+board, the lamp moved), the hard dark shadow a small lamp throws of a head or an arm held between it
+and the board (`_cast_shadow`), light ramps and vignetting, glare spots, colour casts and noise.
 """
 
 from __future__ import annotations
@@ -65,6 +66,25 @@ def _soft_blob(rng: np.random.Generator) -> np.ndarray:
     return cv2.GaussianBlur(mask, (0, 0), sigma)
 
 
+def _cast_shadow(rng: np.random.Generator) -> np.ndarray:
+    """A hard-edged shadow mask (H, W) 0..1 as a bare bulb throws it: a head (a large ellipse) or an
+    arm reaching in from beyond the view (a thick band with a rounded end), a quarter to a half of
+    the board across."""
+    mask = np.zeros((VIEW_H, VIEW_W), np.float32)
+    if rng.random() < 0.35:
+        centre = (int(rng.uniform(0, VIEW_W)), int(rng.uniform(0, VIEW_H)))
+        axes = (int(rng.uniform(12, 32)), int(rng.uniform(10, 26)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    else:
+        angle = rng.uniform(0, 2 * np.pi)
+        tip = np.array([rng.uniform(0.15, 0.85) * VIEW_W, rng.uniform(0.15, 0.85) * VIEW_H])
+        root = tip + 2 * VIEW_W * np.array([np.cos(angle), np.sin(angle)])
+        width = int(rng.uniform(16, 34))
+        cv2.line(mask, (int(root[0]), int(root[1])), (int(tip[0]), int(tip[1])), 1.0, width, cv2.LINE_AA)
+        cv2.circle(mask, (int(tip[0]), int(tip[1])), int(width * rng.uniform(0.5, 0.8)), 1.0, -1, cv2.LINE_AA)
+    return cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(0.6, 3.0)))
+
+
 def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light, shadow, colour and camera changes (see the module's docstring)."""
     x = batch.astype(np.float32)
@@ -75,6 +95,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             x[i] = x[i][..., rng.permutation(3)]
         for _ in range(int(rng.integers(0, 3))):
             x[i] *= (1 - rng.uniform(0.25, 0.75) * _soft_blob(rng))[..., None]
+        if rng.random() < 0.3:
+            x[i] *= (1 - rng.uniform(0.55, 0.9) * _cast_shadow(rng))[..., None]
         if rng.random() < 0.6:  # the lamp elsewhere: a ramp of light across the view
             angle = rng.uniform(0, 2 * np.pi)
             ramp = ((xx - VIEW_W / 2) * np.cos(angle) + (yy - VIEW_H / 2) * np.sin(angle)) / VIEW_W
