@@ -139,6 +139,8 @@ train-gate: train-renders .venv-train/stamp
 SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 DICE_READERS = 0 1 2
+# the windowed dice scenes: name:seed[:option=value...], as TRAIN_3D's sets
+DICE_WINDOWS = window:2801 window2:2802 cocked:2803:--kind=cocked cocked2:2804:--kind=cocked
 train-dice: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dicewindows
 	for s in $$(seq 22001 22005); do test -f $(TRAIN_CACHE)/dice2d/s$$s/dataset.json || \
@@ -153,11 +155,10 @@ train-dice: train-renders .venv-train/stamp
 	    --quiet || exit 1; done; done
 	$(PY) -m synth.dice_data $$(for set in $(DICE_MORE); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
 	  --out $(TRAIN_CACHE)/dicemore --jitter 3
-	for w in window:2801:any window2:2802:any cocked:2803:cocked cocked2:2804:cocked; do name=$${w%%:*}; \
-	  rest=$${w#*:}; seed=$${rest%%:*}; kind=$${rest#*:}; for d in $(TUNING_DESIGNS); do \
+	for w in $(DICE_WINDOWS); do name=$${w%%:*}; rest=$${w#*:}; seed=$${rest%%:*}; \
+	  opts=$$(echo "$${rest#$$seed}" | tr ':=' '  '); for d in $(TUNING_DESIGNS); do \
 	  test -f $(TRAIN_CACHE)/dicewindows/$$name-$$d.npz || $(PY) -m synth.dice_windows --design $$d --scenes 150 \
-	    --seed $$seed $$(test $$kind = any || echo --kind $$kind) --out $(TRAIN_CACHE)/dicewindows/$$name-$$d.npz \
-	    || exit 1; done; done
+	    --seed $$seed $$opts --out $(TRAIN_CACHE)/dicewindows/$$name-$$d.npz || exit 1; done; done
 	$(PY) -m synth.dice_photos $(SHARED_DATA)/dice-photos/images --subset odd --pips-only --jitter 8 \
 	  --negatives 4 --seed 0 --out $(TRAIN_CACHE)/dicemore/shared-odd.npz
 	for s in $(DICE_READERS); do $(TRAIN_PY) -m synth.train_dice \

@@ -50,14 +50,21 @@ class HandNet(nn.Module):
         return self.head(self.features(x))
 
 
+def _ellipse(mask: np.ndarray, rng: np.random.Generator, across: tuple[float, float],
+             down: tuple[float, float]) -> None:
+    """Fill an ellipse anywhere in ``mask``, its half-axes drawn from ``across`` and ``down``, at
+    any angle."""
+    centre = (int(rng.uniform(0, VIEW_W)), int(rng.uniform(0, VIEW_H)))
+    axes = (int(rng.uniform(*across)), int(rng.uniform(*down)))
+    cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+
+
 def _soft_blob(rng: np.random.Generator) -> np.ndarray:
     """A soft-edged shadow mask (H, W) 0..1: an ellipse or a band of random size, often crossing
     the rim."""
     mask = np.zeros((VIEW_H, VIEW_W), np.float32)
     if rng.random() < 0.5:
-        centre = (int(rng.uniform(0, VIEW_W)), int(rng.uniform(0, VIEW_H)))
-        axes = (int(rng.uniform(6, 40)), int(rng.uniform(6, 30)))
-        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        _ellipse(mask, rng, (6, 40), (6, 30))
     else:  # a band: an arm held above the board, a post, the edge of the lamp's pool
         p0 = (int(rng.uniform(-20, VIEW_W + 20)), int(rng.uniform(-20, VIEW_H + 20)))
         p1 = (int(rng.uniform(-20, VIEW_W + 20)), int(rng.uniform(-20, VIEW_H + 20)))
@@ -72,9 +79,7 @@ def _cast_shadow(rng: np.random.Generator) -> np.ndarray:
     the board across."""
     mask = np.zeros((VIEW_H, VIEW_W), np.float32)
     if rng.random() < 0.35:
-        centre = (int(rng.uniform(0, VIEW_W)), int(rng.uniform(0, VIEW_H)))
-        axes = (int(rng.uniform(12, 32)), int(rng.uniform(10, 26)))
-        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        _ellipse(mask, rng, (12, 32), (10, 26))
     else:
         angle = rng.uniform(0, 2 * np.pi)
         tip = np.array([rng.uniform(0.15, 0.85) * VIEW_W, rng.uniform(0.15, 0.85) * VIEW_H])
