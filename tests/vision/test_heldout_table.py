@@ -1,0 +1,59 @@
+"""bench/heldout.py prints the README's held-out table: its figures must be `referee vision eval`'s."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from vision.config import VisionConfig
+from vision.evaluate import evaluate
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "heldout.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("heldout_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _share(cell: str) -> float | None:
+    if cell == "—":
+        return None
+    match = re.fullmatch(r"([0-9.]+) \((\d+)/(\d+)\)", cell)
+    assert match, cell
+    num, den = int(match.group(2)), int(match.group(3))
+    assert float(match.group(1)) == pytest.approx(num / den, abs=0.005)
+    return num / den
+
+
+def test_the_table_row_is_the_eval_summary(small_dataset: Path) -> None:
+    summary, results = evaluate(small_dataset, VisionConfig())
+    bench = _bench()
+    row = dict(zip(bench.HEADER, bench.row("tournament", results), strict=True))
+    clear = sum(not r.occluded for r in results)
+    assert row["clear / hand"] == f"{clear} / {len(results) - clear}"
+    for column, key in (("hands refused", "occlusion_refused"), ("clear refused", "false_occlusion"),
+                        ("boards exact", "board_exact"), ("dice exact", "dice_exact"),
+                        ("void found", "void_detected"), ("valid→void", "valid_flagged_void")):
+        assert _share(row[column]) == summary[key], column
+    assert float(row["per-point"]) == pytest.approx(summary["point_accuracy"], abs=0.0005)
+    wrong, right = row["wrong / right boards doubted"].split(" / ")
+    assert right.endswith(f"of {sum(r.board_exact for r in results if not r.occluded and not r.refused)}")
+    table = bench.markdown([bench.row("tournament", results)])
+    assert table.splitlines()[-1].startswith("| goal |") and "tournament" in table
+
+
+def test_an_unknown_design_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _bench().main(["--seed", "1", "--design", "no-such-board"])
+    assert stop.value.code == 2
+    assert "no-such-board" in capsys.readouterr().err
