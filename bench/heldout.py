@@ -57,7 +57,10 @@ def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: in
         done = subprocess.run([str(referee), "render3d", "--dataset", str(out), "--design", design, "--frames",
                                str(frames), "--seed", str(seed), "--threads", "1", "--quiet"],
                               capture_output=True, text=True)
-        return None if done.returncode == 0 else f"{out.name}: {done.stderr.strip().splitlines()[-1:]}"
+        if done.returncode == 0:
+            return None
+        said = done.stderr.strip().splitlines()
+        return f"{out.name}: {said[-1] if said else f'referee render3d exited with {done.returncode}'}"
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return [m for m in pool.map(one, todo) if m]
