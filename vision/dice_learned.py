@@ -36,9 +36,9 @@ from vision.occluder import (
     view_matrix,
 )
 
-__all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "READ_MODEL",
-           "LearnedDie", "board_mark", "die_crop", "find_view", "read_crops", "read_dice", "square_crop",
-           "square_matrix", "standardise"]
+__all__ = ["CROP_DIES", "CROP_SIZE", "FIND_MARGIN", "FIND_SIZE", "FIND_STRIDE", "FIND_MODEL", "LEAN_REACH",
+           "READ_MODEL", "LearnedDie", "board_mark", "die_crop", "find_view", "read_crops", "read_dice",
+           "rests_against", "square_crop", "square_matrix", "standardise"]
 
 MODELS = Path(__file__).with_name("models")
 FIND_MODEL = MODELS / "dice_find.onnx"
@@ -77,6 +77,11 @@ NO_DIE = 0.5
 #: 0.048 / 0.044 of valid ones void: 119 / 88 / 81 / 74 / 67 / 66 mistakes (the reader before was
 #: tuned at 0.9 the same way)
 TILTED = 0.95
+#: a die can only be cocked against something (RULES.md §1.6: it leans on a checker, the frame or
+#: the other die): one whose centre lies farther than this many die sizes from every checker of the
+#: reading, the surface's edges, the bar's edges and the other die lies flat whatever its "not flat"
+#: (`rests_against`)
+LEAN_REACH = 1.25
 
 
 @dataclass
@@ -89,11 +94,43 @@ class LearnedDie:
     confidence: float
     #: the reader's probability that the die does not lie flat
     tilt: float
+    #: something to lean on lies within `LEAN_REACH` (`rests_against`; until judged, assumed)
+    support: bool = True
 
     @property
     def cocked(self) -> bool:
-        """The die does not lie flat (cocked, or on a checker): the roll is void."""
-        return self.tilt > TILTED
+        """The die does not lie flat (cocked, or on a checker): the roll is void.  Only a die with
+        something to lean on can be cocked."""
+        return self.support and self.tilt > TILTED
+
+
+def rests_against(die: LearnedDie, dice: list[LearnedDie], geometry: BoardGeometry,
+                  checkers: np.ndarray | None) -> bool:
+    """Whether something ``die`` could lean on lies within `LEAN_REACH` die sizes of its centre:
+    the other die of ``dice``, the playing surface's edge (the frame) or the bar's, or a checker
+    of the reading (``checkers``: the dice stage's image mask, non-zero on checkers; None when
+    unknown, and then the die may lean on one)."""
+    cx, cy = die.centre
+    size = geometry.die_size_px(die.centre)
+    reach = LEAN_REACH * size
+    if any(other is not die and np.hypot(other.centre[0] - cx, other.centre[1] - cy) <= reach for other in dice):
+        return True
+    u, v = (float(t) for t in geometry.to_board(np.array([cx, cy], np.float64)).reshape(2))
+    sx, sy = geometry.px_per_unit((cx, cy))
+    du, dv = LEAN_REACH * size / sx, LEAN_REACH * size / sy  # the reach in board units
+    b0, b1 = geometry.bar_u
+    if min(u, 1 - u, abs(u - b0), abs(u - b1)) <= du or min(v, 1 - v) <= dv:
+        return True
+    if checkers is None:
+        return True
+    h, w = checkers.shape[:2]
+    x0, x1 = max(0, int(np.floor(cx - reach))), min(w, int(np.ceil(cx + reach)) + 1)
+    y0, y1 = max(0, int(np.floor(cy - reach))), min(h, int(np.ceil(cy + reach)) + 1)
+    if x0 >= x1 or y0 >= y1:
+        return False
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    near = (gx - cx) ** 2 + (gy - cy) ** 2 <= reach * reach
+    return bool((checkers[y0:y1, x0:x1][near] > 0).any())
 
 
 def find_view(image: np.ndarray, geometry: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -129,6 +130,10 @@ class Reader:
                 reach = 3.0 * max(calib.geometry.die_size_px(c) for c in centres)
                 mask = checker_mask(calib, reading, canon_shape, image.shape[:2], near=centres, reach=reach)
                 if learned_dice:
+                    from vision.dice_learned import rests_against
+
+                    # a die with nothing to lean on lies flat, whatever the reader's "not flat"
+                    dice[:] = [replace(d, support=rests_against(d, dice, calib.geometry, mask)) for d in dice]
                     return learned_roll_validity(dice, calib.geometry, mask)
                 judge = self._dice
                 assert judge is not None

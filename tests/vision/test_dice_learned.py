@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,7 +20,15 @@ from controller.cli import main
 from vision.calibration import BoardGeometry
 from vision.config import VisionConfig
 from vision.dataset import Dataset, calibration_for, load_dataset
-from vision.dice_learned import FIND_MODEL, READ_MODEL, board_mark, read_dice
+from vision.dice_learned import (
+    FIND_MODEL,
+    LEAN_REACH,
+    READ_MODEL,
+    LearnedDie,
+    board_mark,
+    read_dice,
+    rests_against,
+)
 from vision.pipeline import Reader, learned_roll_validity
 from vision.render import render_dataset
 
@@ -172,6 +181,38 @@ def test_learned_roll_validity_follows_the_rules() -> None:
     # flat on a stack's top is on a checker too; beside the checker it is a valid roll
     assert learned_roll_validity([_die(900, 500), _die(980, 560)], geometry, mask)[1] == "on_checker"
     assert learned_roll_validity([_die(860, 500), _die(980, 560)], geometry, mask) == ("valid", None, "right")
+
+
+def _learned(x: float, y: float, size: float, tilt: float = 0.0) -> LearnedDie:
+    return LearnedDie(4, (x, y), (x - size / 2, y - size / 2, size, size), 0.9, tilt)
+
+
+def test_a_die_is_cocked_only_against_something() -> None:
+    geometry = BoardGeometry.from_corners([[100, 100], [1100, 100], [1100, 900], [100, 900]], (1200, 1000))
+    size = geometry.die_size_px((800, 500))
+    leaning = _learned(800, 500, size, tilt=0.99)  # the reader is sure it does not lie flat
+    other = _learned(800 + 5 * size, 500 + 3 * size, size)
+    no_checkers = np.zeros((1000, 1200), np.uint8)
+    # in the open, nothing within reach: it lies flat whatever the reader says, and the roll stands
+    assert not rests_against(leaning, [leaning, other], geometry, no_checkers)
+    alone = [replace(d, support=rests_against(d, [leaning, other], geometry, no_checkers)) for d in (leaning, other)]
+    assert not alone[0].cocked and learned_roll_validity(alone, geometry, no_checkers) == ("valid", None, "right")
+    # the same die against a checker, the other die, the frame or the bar is cocked
+    checker = no_checkers.copy()
+    x = int(800 + (LEAN_REACH - 0.2) * size)
+    checker[490:510, x:x + 30] = 255
+    assert rests_against(leaning, [leaning, other], geometry, checker)
+    assert not rests_against(leaning, [leaning, other], geometry, np.roll(checker, int(0.5 * size), axis=1))
+    beside = _learned(800 + size, 500, size)
+    assert rests_against(leaning, [leaning, beside], geometry, no_checkers)
+    bar_edge = float(np.asarray(geometry.to_image([geometry.bar_u[1], 0.5])).reshape(2)[0])
+    for x, y in ((1100 - size, 500), (800, 100 + size), (bar_edge + size, 500)):  # the frame twice, the bar
+        assert rests_against(_learned(x, y, size, 0.99), [other], geometry, no_checkers), (x, y)
+    supported = replace(leaning, support=rests_against(leaning, [leaning, beside], geometry, no_checkers))
+    assert supported.cocked
+    assert learned_roll_validity([supported, beside], geometry, no_checkers)[1] == "cocked"
+    # checkers unknown: it may lean on one
+    assert rests_against(leaning, [leaning, other], geometry, None)
 
 
 def test_vision_eval_takes_the_learned_dice(unseen: Path, capsys: pytest.CaptureFixture[str]) -> None:
