@@ -77,10 +77,10 @@ NO_DIE = 0.5
 #: 0.048 / 0.044 of valid ones void: 119 / 88 / 81 / 74 / 67 / 66 mistakes (the reader before was
 #: tuned at 0.9 the same way)
 TILTED = 0.95
-#: a die can only be cocked against something (RULES.md §1.6: it leans on a checker, the frame or
-#: the other die): one whose centre lies farther than this many die sizes from every checker of the
-#: reading, the surface's edges, the bar's edges and the other die lies flat whatever its "not flat"
-#: (`rests_against`)
+#: a die at rest that is not flat on the board (cocked, RULES.md §1.6) leans on something: a checker,
+#: the frame, the bar or the other die.  One whose centre lies farther than this many die sizes from
+#: every checker of the reading, the surface's and the bar's edges and the other die lies flat,
+#: whatever its "not flat" (`rests_against`)
 LEAN_REACH = 1.25
 
 
