@@ -183,6 +183,21 @@ def test_learned_roll_validity_follows_the_rules() -> None:
     assert learned_roll_validity([_die(860, 500), _die(980, 560)], geometry, mask) == ("valid", None, "right")
 
 
+def test_a_checker_is_looked_for_under_the_die_not_only_at_its_top() -> None:
+    geometry = BoardGeometry.from_corners([[100, 100], [1100, 100], [1100, 900], [100, 900]], (1200, 1000))
+    mask = np.zeros((1000, 1200), np.uint8)
+    mask[480:520, 880:920] = 255  # a stack's last checker
+    up = np.asarray(geometry.up_direction((900, 500)))
+    size = geometry.die_size_px((900, 500))
+    other = _die(900, 700)
+    # the die's top seen just beyond the checker on the side "up" points to: it lies on the checker
+    top = np.array([900.0, 500.0]) + (20 + 0.3 * size) * up
+    assert learned_roll_validity([_die(*top), other], geometry, mask)[1] == "on_checker"
+    # as far beyond it on the other side (toward the camera's foot of the die): beside the stack
+    beside = np.array([900.0, 500.0]) - (20 + 0.3 * size) * up
+    assert learned_roll_validity([_die(*beside), other], geometry, mask) == ("valid", None, "right")
+
+
 def _learned(x: float, y: float, size: float, tilt: float = 0.0) -> LearnedDie:
     return LearnedDie(4, (x, y), (x - size / 2, y - size / 2, size, size), 0.9, tilt)
 
