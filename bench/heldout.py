@@ -49,6 +49,8 @@ def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: in
     """Render every set not yet whole (no dataset.json); the failures' one-line messages."""
     referee = Path(sys.executable).with_name("referee")
     todo = [(s, d) for s in seeds for d in designs if not (set_dir(cache, s, d, frames) / "dataset.json").is_file()]
+    if todo and not referee.is_file():
+        return [f"no referee command beside {sys.executable} (run it with .venv/bin/python after make setup)"]
 
     def one(item: tuple[int, str]) -> str | None:
         seed, design = item

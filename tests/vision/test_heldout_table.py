@@ -46,8 +46,11 @@ def test_the_table_row_is_the_eval_summary(small_dataset: Path) -> None:
                         ("void found", "void_detected"), ("valid→void", "valid_flagged_void")):
         assert _share(row[column]) == summary[key], column
     assert float(row["per-point"]) == pytest.approx(summary["point_accuracy"], abs=0.0005)
+    read = [r for r in results if not r.occluded and not r.refused]
     wrong, right = row["wrong / right boards doubted"].split(" / ")
-    assert right.endswith(f"of {sum(r.board_exact for r in results if not r.occluded and not r.refused)}")
+    assert right == f"{sum(not r.sure for r in read if r.board_exact)} of {sum(r.board_exact for r in read)}"
+    wrong_read = [r for r in read if not r.board_exact]
+    assert wrong == (f"{sum(not r.sure for r in wrong_read)} of {len(wrong_read)}" if wrong_read else "—")
     table = bench.markdown([bench.row("tournament", results)])
     assert table.splitlines()[-1].startswith("| goal |") and "tournament" in table
 
