@@ -22,7 +22,6 @@ right, how many were doubted (below the referee's question threshold).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from synth.designs import DESIGNS  # noqa: E402
-from vision.evaluate import FrameResult  # noqa: E402
+from vision.evaluate import FrameResult, summarise  # noqa: E402
 
 HELD_OUT = tuple(d.name for d in DESIGNS if d.held_out)
 SMOKE_SEED, SMOKE_FRAMES = 39001, 3
@@ -46,51 +45,46 @@ def set_dir(cache: Path, seed: int, design: str, frames: int) -> Path:
 
 
 def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: int, jobs: int) -> list[str]:
-    """Render every set not yet whole (no dataset.json); the failures' one-line messages."""
-    referee = Path(sys.executable).with_name("referee")
+    """Render every set not yet whole (no dataset.json) as `referee render3d` does
+    (`synth.dataset3d.render_dataset`), ``jobs`` at once; the failures' one-line messages."""
+    from synth.dataset3d import render_dataset
+
     todo = [(s, d) for s in seeds for d in designs if not (set_dir(cache, s, d, frames) / "dataset.json").is_file()]
-    if todo and not referee.is_file():
-        return [f"no referee command beside {sys.executable} (run it with .venv/bin/python after make setup)"]
 
     def one(item: tuple[int, str]) -> str | None:
         seed, design = item
         out = set_dir(cache, seed, design, frames)
         print(f"rendering {out.name} ({frames} frames)", file=sys.stderr, flush=True)
-        done = subprocess.run([str(referee), "render3d", "--dataset", str(out), "--design", design, "--frames",
-                               str(frames), "--seed", str(seed), "--threads", "1", "--quiet"],
-                              capture_output=True, text=True)
-        if done.returncode == 0:
-            return None
-        said = done.stderr.strip().splitlines()
-        return f"{out.name}: {said[-1] if said else f'referee render3d exited with {done.returncode}'}"
+        try:
+            render_dataset(out, design, frames, seed, threads=1)
+        except (ValueError, OSError, RuntimeError) as error:
+            return f"{out.name}: {error}"
+        return None
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return [m for m in pool.map(one, todo) if m]
 
 
-def _count(num: int, den: int, digits: int = 2) -> str:
-    return "—" if den == 0 else f"{num / den:.{digits}f} ({num}/{den})"
-
-
 def row(name: str, results: Sequence[FrameResult]) -> tuple[str, ...]:
-    """One line of the table from the frames' scores (vision.evaluate.score_frame)."""
+    """One line of the table: `vision.evaluate.summarise`'s shares of the frames' scores, each with
+    its count of frames."""
+    summary = summarise(list(results))
     clear = [r for r in results if not r.occluded]
-    hands = [r for r in results if r.occluded]
     read = [r for r in clear if not r.refused]
-    valid = [r for r in clear if r.roll == "valid"]
-    void = [r for r in clear if r.roll == "void"]
-    wrong = [r for r in read if not r.board_exact]
-    right = [r for r in read if r.board_exact]
-    points = sum(r.points_exact for r in read)
-    per_point = "—" if not clear else f"{points / (24 * len(clear)):.3f}"
-    doubted_wrong = f"{sum(not r.sure for r in wrong)} of {len(wrong)}" if wrong else "—"
-    return (name, f"{len(clear)} / {len(hands)}", _count(sum(r.refused for r in hands), len(hands)),
-            _count(sum(r.refused for r in clear), len(clear)), per_point,
-            _count(sum(r.board_exact for r in clear), len(clear)),
-            _count(sum(r.dice_exact and not r.refused for r in valid), len(valid)),
-            _count(sum(r.read_roll == "void" for r in void), len(void)),
-            _count(sum(r.read_roll == "void" for r in valid), len(valid)),
-            f"{doubted_wrong} / {sum(not r.sure for r in right)} of {len(right)}")
+    valid = sum(r.roll == "valid" for r in clear)
+    wrong = sum(not r.board_exact for r in read)
+
+    def share(key: str, of: int) -> str:
+        return "—" if summary[key] is None else f"{summary[key]:.2f} ({round(summary[key] * of)}/{of})"
+
+    per_point = "—" if summary["point_accuracy"] is None else f"{summary['point_accuracy']:.3f}"
+    doubted_wrong = f"{round(summary['wrong_doubted'] * wrong)} of {wrong}" if wrong else "—"
+    right = len(read) - wrong
+    doubted_right = round((summary["right_doubted"] or 0.0) * right)
+    return (name, f"{len(clear)} / {len(results) - len(clear)}", share("occlusion_refused", len(results) - len(clear)),
+            share("false_occlusion", len(clear)), per_point, share("board_exact", len(clear)),
+            share("dice_exact", valid), share("void_detected", sum(r.roll == "void" for r in clear)),
+            share("valid_flagged_void", valid), f"{doubted_wrong} / {doubted_right} of {right}")
 
 
 def markdown(rows: Sequence[tuple[str, ...]]) -> str:

@@ -98,10 +98,15 @@ class LearnedDie:
     support: bool = True
 
     @property
+    def tilted(self) -> bool:
+        """The reader takes the die for not lying flat (`TILTED`)."""
+        return self.tilt > TILTED
+
+    @property
     def cocked(self) -> bool:
         """The die does not lie flat (cocked, or on a checker): the roll is void.  Only a die with
         something to lean on can be cocked."""
-        return self.support and self.tilt > TILTED
+        return self.support and self.tilted
 
 
 def rests_against(die: LearnedDie, dice: list[LearnedDie], geometry: BoardGeometry,

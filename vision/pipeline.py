@@ -133,7 +133,9 @@ class Reader:
                     from vision.dice_learned import rests_against
 
                     # a die with nothing to lean on lies flat, whatever the reader's "not flat"
-                    dice[:] = [replace(d, support=rests_against(d, dice, calib.geometry, mask)) for d in dice]
+                    # (asked only of the dice the reader takes for tilted: the others lie flat anyway)
+                    dice[:] = [replace(d, support=rests_against(d, dice, calib.geometry, mask)) if d.tilted else d
+                               for d in dice]
                     return learned_roll_validity(dice, calib.geometry, mask)
                 judge = self._dice
                 assert judge is not None
