@@ -1,6 +1,7 @@
 """The dice readers side by side: classical (vision.dice) and learned (vision.dice_learned) on the
 same labelled datasets, read by the whole pipeline with the hand gate overruled (the readers
-alone), one OpenCV thread.  Each with the checker reader of its kind (whether a die lies on a
+alone), one OpenCV thread.  ``learned-kept-crop`` is the learned reader with its value read in the
+crop it keeps only (`vision.dice_learned.RECENTRED_VALUE` off, as before 2026-12-05).  Each with the checker reader of its kind (whether a die lies on a
 checker is judged from the checkers read): the classical with the classical counter, the learned
 with the learned one.
 
@@ -24,12 +25,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from side_by_side import Values, clear_frames, median, run, share  # noqa: E402
 
+import vision.dice_learned as dice_learned  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 
-READERS = ("classical", "learned")
+READERS = ("classical", "learned-kept-crop", "learned")
 
 
 def measure(path: Path, reader_name: str) -> Values:
+    kept = dice_learned.RECENTRED_VALUE
+    dice_learned.RECENTRED_VALUE = reader_name != "learned-kept-crop"
+    try:
+        return _measure(path, reader_name.split("-")[0])
+    finally:
+        dice_learned.RECENTRED_VALUE = kept
+
+
+def _measure(path: Path, reader_name: str) -> Values:
     out: Values = {"exact": [], "void_found": [], "valid_void": [], "phantom": [], "dice_ms": [], "read_ms": []}
     for result, obs, read_ms in clear_frames(path, VisionConfig(dice_reader=reader_name, checker_reader=reader_name)):
         out["read_ms"].append(read_ms)

@@ -78,7 +78,7 @@ def run(description: str, readers: list[str], measure: Callable[[Path, str], Val
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print(f"{'dataset':38s} {'reader':14s} " + " ".join(f"{k:>{width}s}" for k in keys))
+    print(f"{'dataset':38s} {'reader':18s} " + " ".join(f"{k:>{width}s}" for k in keys))
     for row in rows:
-        print(f"{row['dataset']:38s} {row['reader']:14s} " + " ".join(f"{str(row[k]):>{width}s}" for k in keys))
+        print(f"{row['dataset']:38s} {row['reader']:18s} " + " ".join(f"{str(row[k]):>{width}s}" for k in keys))
     return 0

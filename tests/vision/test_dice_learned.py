@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import vision.dice_learned as dice_learned
 from controller.cli import main
 from vision.calibration import BoardGeometry
 from vision.config import VisionConfig
@@ -62,6 +63,41 @@ def test_reads_the_dice_of_an_unseen_seed(unseen: Path) -> None:
             assert off < 0.35 * geometry.die_size_px(die.centre), (name, die)
     assert valid >= 10
     assert exact / valid >= 0.8, f"{exact} of {valid} valid rolls read exactly"
+
+
+def test_candidates_sure_of_no_die_at_their_peak_lose_no_die(unseen: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a candidate no further when its crop at the peak surely holds no die (`SCREEN`)
+    finds the same dice, in the same places, as reading every candidate at every place."""
+    dataset = load_dataset(unseen)
+    geometry = calibration_for(dataset).geometry
+    frames = [dataset.image(name) for name in dataset.frames if dataset.label(name).get("dice")][:15]
+    screened = [read_dice(frame, geometry) for frame in frames]
+    monkeypatch.setattr(dice_learned, "SCREEN", 1.0)  # every candidate read at every place
+    for frame, dice in zip(frames, screened, strict=True):
+        assert [(d.value, d.centre) for d in dice] == [(d.value, d.centre) for d in read_dice(frame, geometry)]
+    assert sum(len(d) for d in screened) >= 20
+
+
+def test_the_value_is_read_again_where_the_die_lies(unseen: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The value read a second time, in a crop cut at the die's place (`RECENTRED_VALUE`), finds the
+    same dice in the same places and reads at least as many rolls exactly as the crop kept alone."""
+    dataset = load_dataset(unseen)
+    geometry = calibration_for(dataset).geometry
+    names = [name for name in dataset.frames if dataset.label(name).get("roll") == "valid"]
+
+    def reading() -> tuple[list[list[tuple[float, float]]], int]:
+        places, exact = [], 0
+        for name in names:
+            dice = read_dice(dataset.image(name), geometry)
+            places.append([d.centre for d in dice])
+            exact += Counter(d.value for d in dice) == Counter(int(d["value"]) for d in dataset.label(name)["dice"])
+        return places, exact
+
+    places, exact = reading()
+    monkeypatch.setattr(dice_learned, "RECENTRED_VALUE", False)
+    places_kept, exact_kept = reading()
+    assert places == places_kept
+    assert exact >= exact_kept and exact >= 0.8 * len(names), (exact, exact_kept, len(names))
 
 
 def _read_exactly(dataset: Dataset, geometry: BoardGeometry,
