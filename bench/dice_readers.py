@@ -1,7 +1,7 @@
 """The dice readers side by side: classical (vision.dice) and learned (vision.dice_learned) on the
 same labelled datasets, read by the whole pipeline with the hand gate overruled (the readers
-alone), one OpenCV thread.  ``learned-kept-crop`` is the learned reader with its value read in the
-crop it keeps only (`vision.dice_learned.RECENTRED_VALUE` off, as before 2026-12-05).  Each with the checker reader of its kind (whether a die lies on a
+alone), one OpenCV thread.  ``learned-unscreened`` is the learned reader reading every candidate at
+every place (`vision.dice_learned.SCREEN` off, as before 2026-12-05): it reads the same dice, slower.  Each with the checker reader of its kind (whether a die lies on a
 checker is judged from the checkers read): the classical with the classical counter, the learned
 with the learned one.
 
@@ -28,16 +28,17 @@ from side_by_side import Values, clear_frames, median, run, share  # noqa: E402
 import vision.dice_learned as dice_learned  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 
-READERS = ("classical", "learned-kept-crop", "learned")
+READERS = ("classical", "learned-unscreened", "learned")
 
 
 def measure(path: Path, reader_name: str) -> Values:
-    kept = dice_learned.RECENTRED_VALUE
-    dice_learned.RECENTRED_VALUE = reader_name != "learned-kept-crop"
+    kept = dice_learned.SCREEN
+    if reader_name == "learned-unscreened":
+        dice_learned.SCREEN = 1.0  # no "no die" is above it
     try:
         return _measure(path, reader_name.split("-")[0])
     finally:
-        dice_learned.RECENTRED_VALUE = kept
+        dice_learned.SCREEN = kept
 
 
 def _measure(path: Path, reader_name: str) -> Values:

@@ -14,8 +14,7 @@ the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2
    not lie flat (cocked, or on a checker).  Each peak is read at five places a quarter of a die
    apart (`RECENTRE`; the first, the peak itself, alone when the reader is sure it holds no die there:
    `SCREEN`) and the crop the reader is surest holds a die is kept, then read mirrored
-   too; the die lies at those places weighed by the log-odds that each holds a die, and its value is
-   read again in a crop cut there (`RECENTRED_VALUE`).
+   too; the die lies at those places weighed by the log-odds that each holds a die.
 
 Neither network needs a photo of the empty board (it only drops marks).  Whether the roll is
 valid then follows from where the dice lie (off the surface, different halves, one die alone)
@@ -71,13 +70,6 @@ BOARD_MARK = 0.95
 RECENTRE = ((0.0, 0.0), (0.25, 0.0), (-0.25, 0.0), (0.0, 0.25), (0.0, -0.25))
 #: a candidate whose "no die" probability is above this is dropped
 NO_DIE = 0.5
-#: the value is read twice: in the crop kept (and its mirror) and in a crop cut again at the die's
-#: place, weighed from all five crops; the two readings averaged.  On the tuning sets (seeds
-#: 31007-31017, 31021, 31025: 434 valid rolls) the dice of 387 -> 398 rolls were read exactly (195 ->
-#: 199 of 215 at seeds 31007, 31009, 31021, 31025; 192 -> 199 of 219 at 31011-31017), void rolls
-#: found and valid ones called void unchanged.  Read mirrored too, or at three sizes, it read 396;
-#: the five crops' readings averaged instead, 390
-RECENTRED_VALUE = True
 #: a candidate whose crop at its peak the reader gives "no die" above this is not read at the other
 #: places of `RECENTRE` (most of the finder's candidates on a marble board: its veins).  On the
 #: tuning sets (811 clear frames) 0.9999 / 0.999 / 0.99 read every frame's dice as reading all
@@ -219,11 +211,6 @@ def read_crops(crops: np.ndarray, read_model: str | Path = READ_MODEL) -> np.nda
     return (probs + mirrored) / 2
 
 
-def _faces(probs: np.ndarray) -> np.ndarray:
-    """The reader's probabilities (no die, 1..6) as shares of the six faces, given a die."""
-    return probs[:, 1:] / np.maximum(1e-9, 1 - probs[:, :1])
-
-
 def _peaks(heat: np.ndarray, threshold: float, limit: int = 6) -> list[tuple[float, float, float]]:
     """Local maxima of the heat map above ``threshold``: (x, y, height), sub-cell, highest first."""
     dilated = cv2.dilate(heat, np.ones((3, 3), np.uint8))
@@ -317,25 +304,19 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     total = weights.sum(1)
     centres = np.where(total > 0, (weights * places.reshape(*shape, 2)).sum(1) / np.maximum(total, 1e-12),
                        places[best])  # where no crop is sure of a die, the surest crop's place
-    # the crop kept mirrored left-right ("up" stays at the top), the two readings averaged
+    # and that crop mirrored left-right ("up" stays at the top), the two readings averaged
     mirrored, mirrored_tilts = _forward(read, np.ascontiguousarray(crops[best][:, :, ::-1]))
     probs[best] = (probs[best] + mirrored) / 2
     tilts[best] = (tilts[best] + mirrored_tilts) / 2
-    held = [i for i, k in enumerate(best) if probs[k, 0] <= NO_DIE]  # the candidates that are dice
-    if not held:
-        return []
-    values = _faces(probs[best[held]])
-    if RECENTRED_VALUE:  # the value read again in a crop cut at the die's place, and its mirror
-        there = np.stack([die_crop(image, geometry, (float(centres[i][0]), float(centres[i][1]))) for i in held])
-        again, _ = _forward(read, there)
-        values = (values + _faces(again)) / 2
     dice: list[LearnedDie] = []
-    for i, faces in zip(held, values, strict=True):
-        (cx, cy), height, tilt = (float(v) for v in centres[i]), candidates[i][1], float(tilts[best[i]])
-        value = int(np.argmax(faces) + 1)
+    for k, (cx, cy), (_, height) in zip(best, centres, candidates, strict=True):
+        p, cx, cy = probs[k], float(cx), float(cy)
+        if p[0] > NO_DIE:
+            continue
+        value = int(np.argmax(p[1:]) + 1)
         size = geometry.die_size_px((cx, cy))
         dice.append(LearnedDie(value, (cx, cy), (cx - size / 2, cy - size / 2, size, size),
-                               float(min(height, faces[value - 1])), tilt))
+                               float(min(height, p[value] / max(1e-9, 1 - p[0]))), float(tilts[k])))
     # two dice whose centres nearly coincide are one die found twice
     kept: list[LearnedDie] = []
     for die in dice:

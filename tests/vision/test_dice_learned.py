@@ -78,28 +78,6 @@ def test_candidates_sure_of_no_die_at_their_peak_lose_no_die(unseen: Path, monke
     assert sum(len(d) for d in screened) >= 20
 
 
-def test_the_value_is_read_again_where_the_die_lies(unseen: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The value read a second time, in a crop cut at the die's place (`RECENTRED_VALUE`), finds the
-    same dice in the same places and reads at least as many rolls exactly as the crop kept alone."""
-    dataset = load_dataset(unseen)
-    geometry = calibration_for(dataset).geometry
-    names = [name for name in dataset.frames if dataset.label(name).get("roll") == "valid"]
-
-    def reading() -> tuple[list[list[tuple[float, float]]], int]:
-        places, exact = [], 0
-        for name in names:
-            dice = read_dice(dataset.image(name), geometry)
-            places.append([d.centre for d in dice])
-            exact += Counter(d.value for d in dice) == Counter(int(d["value"]) for d in dataset.label(name)["dice"])
-        return places, exact
-
-    places, exact = reading()
-    monkeypatch.setattr(dice_learned, "RECENTRED_VALUE", False)
-    places_kept, exact_kept = reading()
-    assert places == places_kept
-    assert exact >= exact_kept and exact >= 0.8 * len(names), (exact, exact_kept, len(names))
-
-
 def _read_exactly(dataset: Dataset, geometry: BoardGeometry,
                   empty: np.ndarray | None = None) -> Iterator[tuple[np.ndarray, dict[str, Any], Counter[int]]]:
     """(frame, label, dice values) of each valid roll the reader reads exactly."""
