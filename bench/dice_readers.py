@@ -1,9 +1,9 @@
 """The dice readers side by side: classical (vision.dice) and learned (vision.dice_learned) on the
 same labelled datasets, read by the whole pipeline with the hand gate overruled (the readers
-alone), one OpenCV thread.  ``learned-unscreened`` is the learned reader reading every candidate at
-every place (`vision.dice_learned.SCREEN` off, as before 2026-12-05): it reads the same dice, slower.  Each with the checker reader of its kind (whether a die lies on a
-checker is judged from the checkers read): the classical with the classical counter, the learned
-with the learned one.
+alone), one OpenCV thread.  ``learned-unscreened`` is the learned reader reading every candidate
+at every place (`vision.dice_learned.SCREEN` off, as before 2026-12-05): the same dice, slower.
+Each with the checker reader of its kind (whether a die lies on a checker is judged from the
+checkers read): the classical with the classical counter, the learned with the learned one.
 
     .venv/bin/python bench/dice_readers.py [DATASET...] [--json]
 

@@ -181,18 +181,11 @@ def test_a_lamp_of_another_colour_reads_as_under_the_calibration_light(small_dat
 
 
 @pytest.mark.slow
-def test_the_empty_board_photo_stops_a_marble_board_being_read_as_stacks(tmp_path: Path) -> None:
+def test_the_empty_board_photo_stops_a_marble_board_being_read_as_stacks(marble_dataset: Path) -> None:
     """A held-out ray-traced design (white marble with dark veins and black points, never in
     training) at a seed of its own, lamp moved after calibration: without the empty-board photo
     the counter takes most empty points for stacks; with it, few."""
-    from controller.cli import main
-    from synth.povray import povray_available
-
-    if not povray_available():
-        pytest.skip("POV-Ray is not installed (make setup installs it)")
-    root = tmp_path / "marble"
-    assert main(["render3d", "--dataset", str(root), "--design", "marble-white", "--frames", "5",
-                 "--seed", "31006", "--quiet"]) == 0
+    root = marble_dataset
     dataset = load_dataset(root)
     calib = calibration_for(dataset)
     assert calib.background_source == "empty" and calib.reference_frame is not None
