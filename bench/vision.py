@@ -4,10 +4,13 @@ Renders a small seeded dataset (or uses ``--dataset DIR``), calibrates from its 
 times ``Gate.update`` and ``Reader.read`` on every frame, as the referee runs them (the read is
 given the gate's hand verdict on the same frame, so the hand test is not timed twice), and
 prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the development machine;
-a Pi 4 core is ~3-5x slower).
+a Pi 4 core is ~3-5x slower).  ``--nets`` names the engine that runs the learned readers' models
+(`vision.nets`: onnxruntime, cv2); given twice, both are timed in the same run, pass by pass in turn,
+and the ratio of their read medians printed.
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
         [--checkers classical|learned] [--hands classical|learned] [--dice classical|learned]
+        [--nets onnxruntime|cv2 ...]
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import vision.nets as nets  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 from vision.dataset import calibration_for, load_dataset  # noqa: E402
 from vision.pipeline import Reader  # noqa: E402
@@ -45,7 +49,10 @@ def main() -> int:
                         help="learned: the gate's hand test is the CNN of vision/models/occluder.onnx")
     parser.add_argument("--dice", choices=["classical", "learned"], default="classical",
                         help="learned: the dice are read by the CNNs of vision/models/dice_*.onnx")
+    parser.add_argument("--nets", action="append", choices=list(nets.ENGINES),
+                        help="the engine of the learned models (default: the setting, $REFEREE_NETS); twice: both")
     args = parser.parse_args()
+    engines = args.nets or [nets.ENGINE]
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
@@ -56,33 +63,47 @@ def main() -> int:
         t0 = time.perf_counter()
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000
-        reader = Reader(calib, config)
         images = [dataset.image(name) for name in dataset.frames]
-    stages: dict[str, list[float]] = {}
-    gate_ms: list[float] = []
-    read_ms: list[float] = []
+    readers = {}
+    for engine in engines:
+        nets.ENGINE = engine
+        readers[engine] = Reader(calib, config)
+    stages: dict[str, dict[str, list[float]]] = {engine: {} for engine in engines}
+    gate_ms: dict[str, list[float]] = {engine: [] for engine in engines}
+    read_ms: dict[str, list[float]] = {engine: [] for engine in engines}
     for _ in range(args.repeat):
-        for i, image in enumerate(images):
-            state = reader.gate.update(image, now=float(i))
-            gate_ms.append(state.ms)
-            t0 = time.perf_counter()
-            observation = reader.read(image, hand=state.hand)  # the gate's hand test is not repeated
-            read_ms.append((time.perf_counter() - t0) * 1000)
-            for name, ms in observation.timings.items():
-                stages.setdefault(name, []).append(ms)
+        for engine in engines:  # a pass of each in turn, so that both see the machine alike
+            nets.ENGINE = engine
+            reader = readers[engine]
+            for i, image in enumerate(images):
+                state = reader.gate.update(image, now=float(i))
+                gate_ms[engine].append(state.ms)
+                t0 = time.perf_counter()
+                observation = reader.read(image, hand=state.hand)  # the gate's hand test is not repeated
+                read_ms[engine].append((time.perf_counter() - t0) * 1000)
+                for name, ms in observation.timings.items():
+                    stages[engine].setdefault(name, []).append(ms)
     h, w = images[0].shape[:2]
-    read_med = statistics.median(read_ms)
-    gate_med = statistics.median(gate_ms)
     print(f"vision bench: {len(images)} frames x {args.repeat} at {w}x{h}, one OpenCV thread, "
           f"dice {'off' if args.no_dice else args.dice}")
     print(f"  calibration (once)      {calibrate_ms:8.1f} ms")
-    print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
-    print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")
-    print(f"  read_ms_p95             {sorted(read_ms)[int(0.95 * (len(read_ms) - 1))]:8.2f} ms")
-    print("  stages (median ms):")
-    for name, values in stages.items():
-        if name != "total":
-            print(f"    {name:20s} {statistics.median(values):8.2f}")
+    for engine in engines:
+        read_med = statistics.median(read_ms[engine])
+        gate_med = statistics.median(gate_ms[engine])
+        if len(engines) > 1:
+            print(f"models run by {engine}:")
+        print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
+        print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")
+        print(f"  read_ms_p95             {sorted(read_ms[engine])[int(0.95 * (len(read_ms[engine]) - 1))]:8.2f} ms")
+        print("  stages (median ms):")
+        for name, values in stages[engine].items():
+            if name != "total":
+                print(f"    {name:20s} {statistics.median(values):8.2f}")
+    if len(engines) > 1:
+        first, *others = engines
+        for other in others:
+            print(f"read median, {other} / {first}: "
+                  f"{statistics.median(read_ms[other]) / statistics.median(read_ms[first]):.2f}")
     return 0
 
 

@@ -3,7 +3,7 @@ and tells whether they are the light or the dark side's.
 
 Development only (needs PyTorch; `make train` sets up its own environment).  Reproducible: every
 generator is seeded, the data are the strips `synth.checker_data` cut from labelled datasets,
-and the model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+and the model is exported to ONNX for ONNX Runtime and OpenCV's `cv2.dnn` (the appliance never imports torch).
 
     python -m synth.train_checkers --train CACHE/*.npz --val CACHE/other*.npz \
         --out vision/models/checker_count.onnx --epochs 12 --seed 0

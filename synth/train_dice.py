@@ -3,7 +3,7 @@ the rectified board) and the reader (value and "not flat" of one die's crop).
 
 Development only (needs PyTorch; `make train-dice` sets up its own environment).  Reproducible:
 every generator is seeded; the data are what `synth.dice_data` cut from labelled datasets; both
-models are exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+models are exported to ONNX for ONNX Runtime and OpenCV's `cv2.dnn` (the appliance never imports torch).
 
     python -m synth.train_dice --train CACHE/*.npz [--val CACHE/other*.npz] \
         --out vision/models --epochs 10 --seed 0 [--only-find | --only-read]

@@ -3,7 +3,7 @@ surface, from the board and a margin around it rectified through the homography 
 
 Development only (needs PyTorch; `make train` sets up its own environment).  Reproducible: every
 generator is seeded; the data are the views `synth.gate_data` cut from labelled datasets; the
-model is exported to ONNX for OpenCV's `cv2.dnn` (the appliance never imports torch).
+model is exported to ONNX for ONNX Runtime and OpenCV's `cv2.dnn` (the appliance never imports torch).
 
     python -m synth.train_gate --train CACHE/*.npz [--val CACHE/other*.npz] \
         --out vision/models/occluder.onnx --epochs 8 --seed 0

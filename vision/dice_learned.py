@@ -1,7 +1,7 @@
 """The learned dice reader: where the dice lie, what their top faces show, whether one leans.
 
 Two small CNNs (vision/models/dice_find.onnx and dice_read.onnx, trained by synth.train_dice on
-the 3-D yardstick's tuning designs and the 2-D renderer), run with OpenCV's `cv2.dnn`:
+the 3-D yardstick's tuning designs and the 2-D renderer), run by `vision.nets` (ONNX Runtime, or OpenCV's `cv2.dnn`):
 
 1. **find**: the board and a margin around it, rectified through the calibration's homography to
    `FIND_SIZE`, gives a heat map (a quarter of the view's size) that peaks at each die's centre;
@@ -30,8 +30,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import nets
 from vision.calibration import BoardGeometry
-from vision.nets import load_net, sigmoid, softmax
+from vision.nets import Net, load_net, sigmoid, softmax
 from vision.occluder import (
     standardise,  # the same per-view standardisation as the hand test
     view_matrix,
@@ -70,6 +71,9 @@ BOARD_MARK = 0.95
 RECENTRE = ((0.0, 0.0), (0.25, 0.0), (-0.25, 0.0), (0.0, 0.25), (0.0, -0.25))
 #: a candidate whose "no die" probability is above this is dropped
 NO_DIE = 0.5
+#: crops whose "no die" probabilities lie within this share of each other are as sure of a die
+#: (the reader's "no die" saturates; without it, the crop kept changed with the engine's rounding)
+SURE_ALIKE = 1e-3
 #: a candidate whose crop at its peak the reader gives "no die" above this is not read at the other
 #: places of `RECENTRE` (most of the finder's candidates on a marble board: its veins).  On the
 #: tuning sets (811 clear frames) 0.9999 / 0.999 / 0.99 read every frame's dice as reading all
@@ -190,15 +194,19 @@ def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, fl
     return _warp(image, _crop_matrix(geometry, centre, scale))
 
 
-@lru_cache(maxsize=2)
-def _nets(find: str, read: str) -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
-    return load_net(find, "dice", "train-dice"), load_net(read, "dice", "train-dice")
+@lru_cache(maxsize=4)
+def _loaded(find: str, read: str, engine: str) -> tuple[Net, Net]:
+    return load_net(find, "dice", "train-dice", engine), load_net(read, "dice", "train-dice", engine)
 
 
-def _forward(read: cv2.dnn.Net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _nets(find: str, read: str) -> tuple[Net, Net]:
+    """The finder and the reader, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
+    return _loaded(find, read, nets.ENGINE)
+
+
+def _forward(read: Net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The reader on a stack of crops: each one's probabilities (no die, 1..6) and "not flat"."""
-    read.setInput(standardise(crops))
-    out = np.asarray(read.forward(), np.float64).reshape(len(crops), -1)
+    out = np.asarray(read.run(standardise(crops))[0], np.float64).reshape(len(crops), -1)
     return softmax(out[:, :7]), sigmoid(out[:, 7])
 
 
@@ -255,8 +263,7 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
         empty = None
     find, read = _nets(str(find_model), str(read_model))
     view, m = find_view(image, geometry)
-    find.setInput(standardise(view[None]))
-    heat = sigmoid(np.asarray(find.forward()).reshape(FIND_SIZE[1] // FIND_STRIDE, FIND_SIZE[0] // FIND_STRIDE))
+    heat = sigmoid(find.run(standardise(view[None]))[0].reshape(FIND_SIZE[1] // FIND_STRIDE, FIND_SIZE[0] // FIND_STRIDE))
     peaks = _peaks(heat.astype(np.float32), PEAK, CANDIDATES)
     if not peaks:
         return []
@@ -294,7 +301,11 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     probs = np.concatenate([first[further][:, None], probs_around.reshape(n, each - 1, -1)], axis=1).reshape(n * each, -1)
     tilts = np.concatenate([first_tilts[further][:, None], tilts_around.reshape(n, each - 1)], axis=1).reshape(-1)
     shape = (n, each)
-    best = np.arange(n) * each + probs[:, 0].reshape(shape).argmin(axis=1)
+    # the crop surest of a die; among crops as sure as it (the reader's "no die" saturates, and then
+    # which one is lowest is rounding: `SURE_ALIKE`), the one whose face it is surest of
+    no_die_at = probs[:, 0].reshape(shape)
+    alike = no_die_at <= no_die_at.min(axis=1, keepdims=True) * (1 + SURE_ALIKE)
+    best = np.arange(n) * each + np.where(alike, probs[:, 1:].max(axis=1).reshape(shape), -1.0).argmax(axis=1)
     # the die lies where its crops hold a die: their places weighed by the log-odds that they do
     # (a reader sure of the die in every crop leaves it about the peak; the surest crop alone, one of
     # several "no die" probabilities all near zero, moved a die up to half a die off)

@@ -1,6 +1,7 @@
 """The learned checker counter: a small CNN (vision/models/checker_count.onnx, trained by
 synth.train_checkers) counts the checkers on each point strip (vision.strips) and tells whether
-they are the lighter or the darker side's, run with OpenCV's `cv2.dnn`.
+they are the lighter or the darker side's, run by `vision.nets` (ONNX Runtime, or OpenCV's
+`cv2.dnn`).
 
 It needs no photo of the empty board and no learnt checker colours: the strips are read as they
 are, each judged against the board around it in the same light.  A photo of the empty board, when
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from rules.position import CHECKERS
+from vision import nets
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
@@ -109,8 +111,8 @@ class PointCounts:
 class CheckerCounter:
     """The ONNX model, loaded once."""
 
-    def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        self.net = load_net(path, "checker", "train")
+    def __init__(self, path: str | Path = MODEL_PATH, engine: str | None = None) -> None:
+        self.net = load_net(path, "checker", "train", engine)
 
     def probabilities(self, strips: np.ndarray,
                       references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -125,8 +127,7 @@ class CheckerCounter:
         """`probabilities` of strips (and references) already through `standardise`, and the
         (N, 96) features both heads read, each scaled to unit length."""
         refs = np.zeros_like(strips) if references is None else references
-        self.net.setInput(np.ascontiguousarray(np.concatenate([strips, refs], axis=1)))
-        count, colour, features = self.net.forward(["count", "colour", "features"])
+        count, colour, features = self.net.run(np.concatenate([strips, refs], axis=1), ["count", "colour", "features"])
         features = np.asarray(features, np.float64)
         return softmax(count), softmax(colour), features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
 
@@ -157,9 +158,14 @@ def standardise(strips: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
+def _loaded(path: str, engine: str) -> CheckerCounter:
+    return CheckerCounter(path, engine)
+
+
 def _counter(path: str) -> CheckerCounter:
-    return CheckerCounter(path)
+    """The counter, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
+    return _loaded(path, nets.ENGINE)
 
 
 def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,

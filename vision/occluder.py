@@ -1,6 +1,7 @@
 """The learned hand test: a small CNN (vision/models/occluder.onnx, trained by synth.train_gate)
 looks at the board and a margin around it, rectified through the calibration's homography, and
-says whether a hand or arm is over the playing surface.  Run with OpenCV's `cv2.dnn`.
+says whether a hand or arm is over the playing surface.  Run by `vision.nets` (ONNX Runtime, or
+OpenCV's `cv2.dnn`).
 
 It judges the frame as it is, with no reference photo: a lamp moved since calibration, a shadow
 of a head or an arm falling across the rim, or a stale empty-board photo cannot look like an arm
@@ -16,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import nets
 from vision.calibration import BoardGeometry
 from vision.nets import load_net, sigmoid, softmax
 
@@ -75,21 +77,25 @@ def standardise(views: np.ndarray) -> np.ndarray:
 class OccluderNet:
     """The ONNX model, loaded once."""
 
-    def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        self.net = load_net(path, "hand", "train")
+    def __init__(self, path: str | Path = MODEL_PATH, engine: str | None = None) -> None:
+        self.net = load_net(path, "hand", "train", engine)
 
     def probabilities(self, views: np.ndarray) -> np.ndarray:
         """(N, H, W, 3) uint8 views -> (N,) probability of a hand or arm over the surface."""
-        self.net.setInput(standardise(views))
-        logits = np.asarray(self.net.forward(), np.float64).reshape(len(views), -1)
+        logits = np.asarray(self.net.run(standardise(views))[0], np.float64).reshape(len(views), -1)
         if logits.shape[1] == 1:
             return sigmoid(logits[:, 0])
         return softmax(logits)[:, 1]
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
+def _loaded(path: str, engine: str) -> OccluderNet:
+    return OccluderNet(path, engine)
+
+
 def _net(path: str) -> OccluderNet:
-    return OccluderNet(path)
+    """The hand test's model, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
+    return _loaded(path, nets.ENGINE)
 
 
 def hand_probability(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH) -> float:
