@@ -1,7 +1,8 @@
 """The learned dice reader: where the dice lie, what their top faces show, whether one leans.
 
 Two small CNNs (vision/models/dice_find.onnx and dice_read.onnx, trained by synth.train_dice on
-the 3-D yardstick's tuning designs and the 2-D renderer), run by `vision.nets` (ONNX Runtime, or OpenCV's `cv2.dnn`):
+the 3-D yardstick's tuning designs and the 2-D renderer), run by `vision.nets` (ONNX Runtime, or
+OpenCV's `cv2.dnn`):
 
 1. **find**: the board and a margin around it, rectified through the calibration's homography to
    `FIND_SIZE`, gives a heat map (a quarter of the view's size) that peaks at each die's centre;
@@ -12,9 +13,9 @@ the 3-D yardstick's tuning designs and the 2-D renderer), run by `vision.nets` (
    its top, scaled to `CROP_SIZE`, gives the top face's value
    (or "no die": a checker's rim or a glint the finder took for a die) and whether the die does
    not lie flat (cocked, or on a checker).  Each peak is read at five places a quarter of a die
-   apart (`RECENTRE`; the first, the peak itself, alone when the reader is sure it holds no die there:
-   `SCREEN`) and the crop the reader is surest holds a die is kept, then read mirrored
-   too; the die lies at those places weighed by the log-odds that each holds a die.
+   apart (`RECENTRE`; the first, the peak itself, alone when the reader is sure it holds no die
+   there: `SCREEN`) and the crop the reader is surest holds a die is kept (of crops as sure, the one
+   whose face it is surest of: `SURE_ALIKE`), then read mirrored too; the die lies at those places weighed by the log-odds that each holds a die.
 
 Neither network needs a photo of the empty board (it only drops marks).  Whether the roll is
 valid then follows from where the dice lie (off the surface, different halves, one die alone)
@@ -65,8 +66,8 @@ READ = 6
 #: cross-correlation of the middle of the frame's crop, searched over the empty board's whole
 #: crop: a camera nudged a few pixels since calibration) is a mark of the board, not a die
 BOARD_MARK = 0.95
-#: each candidate is read at its peak (the first) and at these offsets (die sizes, image x and y): the
-#: finder's peak can be half a die off, and the reader, trained on crops at most an eighth of a
+#: each candidate is read at its peak (the first) and at these offsets (die sizes, image x and y):
+#: the finder's peak can be half a die off, and the reader, trained on crops at most an eighth of a
 #: die off, reads the crop it is surest holds a die; the die's centre moves there
 RECENTRE = ((0.0, 0.0), (0.25, 0.0), (-0.25, 0.0), (0.0, 0.25), (0.0, -0.25))
 #: a candidate whose "no die" probability is above this is dropped

@@ -3,13 +3,13 @@ one-line error when the file or the engine is missing), and turning logits into 
 
 Two engines run the same model files and give the same outputs (within 1e-5):
 
-- ``onnxruntime`` (the default): ONNX Runtime on the CPU, 1.5-1.8 times as fast as OpenCV's on
-  these small CNNs (`python bench/vision.py --nets onnxruntime --nets cv2` measures both in one
-  run);
+- ``onnxruntime`` (the default): ONNX Runtime on the CPU, each model 1.5-1.8 times as fast as by
+  OpenCV, the whole read 0.68-0.70 of its time (`python bench/vision.py --checkers learned --dice
+  learned --hands learned --nets cv2 --nets onnxruntime` measures both in one run);
 - ``cv2``: OpenCV's `cv2.dnn`, which needs nothing beyond OpenCV.
 
-The engine is the setting ``nets`` (``$REFEREE_NETS``; `ENGINE` in code); an engine that is asked
-for and missing is an error, never a silent switch to the other.  Both use as many threads as
+The engine is chosen by ``$REFEREE_NETS`` (`ENGINE` in code); an engine that is asked for and
+missing is an error, never a silent switch to the other.  Both use as many threads as
 OpenCV is set to (`cv2.getNumThreads`: the benches set one), read when a model is loaded.
 """
 
