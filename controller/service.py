@@ -79,9 +79,12 @@ class ServiceSettings:
     def validate(self) -> ServiceSettings:
         from vision.cameras import parse_camera
         from vision.config import VisionConfig
+        from vision.nets import check_engine
 
         parse_camera(self.camera)
         VisionConfig.with_readers(self.readers)
+        if "learned" in self.readers or not self.camera.startswith(("synthetic", "frames:")):
+            check_engine()  # $REFEREE_NETS, the engine of the learned readers' models, where they may read
         variant = find_variant(self.variant)
         self.variant = variant.name
         variant.validate_options(self.options)
@@ -327,6 +330,10 @@ class Service:
             synthetic = False
         config = VisionConfig.with_readers(self.settings.readers, synthetic=synthetic)
         log.info("reading the board with %s", config.readers())
+        if "learned" in config.readers():
+            from vision.nets import check_engine
+
+            log.info("the learned readers' models run by %s", check_engine())
         self.table = Table(Reader(self.calibration, config), self.referee,
                            evidence_dir=self.data_dir / f"{Path(self.referee.journal.path).stem}-evidence")
         self.hub.attach(self.table)

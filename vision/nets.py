@@ -23,29 +23,39 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["ENGINE", "ENGINES", "Net", "load_net", "sigmoid", "softmax"]
+__all__ = ["ENGINE", "ENGINES", "Net", "check_engine", "load_net", "sigmoid", "softmax"]
 
 ENGINES = ("onnxruntime", "cv2")
 #: the engine models are loaded for (`load_net`)
 ENGINE = os.environ.get("REFEREE_NETS", "onnxruntime")
 
 
+def check_engine(engine: str | None = None) -> str:
+    """``engine`` (`ENGINE` when None) when it is known and can run here; else a one-line
+    ValueError (`referee run` asks this at start, before any frame is read)."""
+    engine = ENGINE if engine is None else engine
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine for the models {engine!r} (choose {' or '.join(ENGINES)})")
+    if engine == "onnxruntime":
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise ValueError("onnxruntime is not installed (make setup installs it; REFEREE_NETS=cv2 runs "
+                             "the models with OpenCV instead)") from None
+    return engine
+
+
 class Net:
     """One ONNX model, loaded for one engine; `run` gives its outputs as float arrays."""
 
     def __init__(self, path: Path, engine: str) -> None:
-        if engine not in ENGINES:
-            raise ValueError(f"unknown engine for the models {engine!r} (choose {' or '.join(ENGINES)})")
-        self.engine = engine
+        self.engine = check_engine(engine)
         threads = max(1, cv2.getNumThreads())
         if engine == "cv2":
             self._net = cv2.dnn.readNetFromONNX(str(path))
             return
-        try:
-            import onnxruntime
-        except ImportError:
-            raise ValueError("onnxruntime is not installed (make setup installs it; REFEREE_NETS=cv2 runs "
-                             "the models with OpenCV instead)") from None
+        import onnxruntime
+
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

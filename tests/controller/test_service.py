@@ -119,6 +119,27 @@ def test_bad_readers_are_named(spec: object, message: str) -> None:
             load_settings(None, {"REFEREE_READERS": spec})
 
 
+def test_a_bad_engine_for_the_models_is_named_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$REFEREE_NETS is checked with the other settings, before a frame is read."""
+    import sys
+
+    import vision.nets as nets
+    from controller.service import ServiceSettings
+
+    monkeypatch.setattr(nets, "ENGINE", "tensorflow")
+    with pytest.raises(ValueError, match="unknown engine for the models 'tensorflow'"):
+        ServiceSettings(readers="learned").validate()
+    with pytest.raises(ValueError, match="unknown engine for the models 'tensorflow'"):
+        ServiceSettings(camera="v4l2:0").validate()  # auto: the learned readers on a real camera
+    assert ServiceSettings(camera="synthetic").validate()  # the classical readers: no model runs
+    monkeypatch.setattr(nets, "ENGINE", "onnxruntime")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as on a machine without it
+    with pytest.raises(ValueError, match="onnxruntime is not installed"):
+        ServiceSettings(readers="dice=learned").validate()
+    monkeypatch.setattr(nets, "ENGINE", "cv2")
+    assert ServiceSettings(readers="learned").validate().readers == "learned"
+
+
 def test_the_service_referees_with_the_readers_it_is_set_to(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A board calibrated and watched by the service with the learned readers: its table reads
