@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from synth.designs import DESIGNS  # noqa: E402
-from vision.evaluate import FrameResult, summarise  # noqa: E402
+from vision.evaluate import FrameResult, tallies  # noqa: E402
 
 HELD_OUT = tuple(d.name for d in DESIGNS if d.held_out)
 SMOKE_SEED, SMOKE_FRAMES = 39001, 3
@@ -66,25 +66,22 @@ def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: in
 
 
 def row(name: str, results: Sequence[FrameResult]) -> tuple[str, ...]:
-    """One line of the table: `vision.evaluate.summarise`'s shares of the frames' scores, each with
-    its count of frames."""
-    summary = summarise(list(results))
-    clear = [r for r in results if not r.occluded]
-    read = [r for r in clear if not r.refused]
-    valid = sum(r.roll == "valid" for r in clear)
-    wrong = sum(not r.board_exact for r in read)
+    """One line of the table: `vision.evaluate.tallies` of the frames' scores, as shares with
+    their counts."""
+    counts = tallies(list(results))
 
-    def share(key: str, of: int) -> str:
-        return "—" if summary[key] is None else f"{summary[key]:.2f} ({round(summary[key] * of)}/{of})"
+    def share(key: str) -> str:
+        num, den = counts[key]
+        return "—" if den == 0 else f"{num / den:.2f} ({num}/{den})"
 
-    per_point = "—" if summary["point_accuracy"] is None else f"{summary['point_accuracy']:.3f}"
-    doubted_wrong = f"{round(summary['wrong_doubted'] * wrong)} of {wrong}" if wrong else "—"
-    right = len(read) - wrong
-    doubted_right = round((summary["right_doubted"] or 0.0) * right)
-    return (name, f"{len(clear)} / {len(results) - len(clear)}", share("occlusion_refused", len(results) - len(clear)),
-            share("false_occlusion", len(clear)), per_point, share("board_exact", len(clear)),
-            share("dice_exact", valid), share("void_detected", sum(r.roll == "void" for r in clear)),
-            share("valid_flagged_void", valid), f"{doubted_wrong} / {doubted_right} of {right}")
+    points, of_points = counts["point_accuracy"]
+    clear, hands = counts["false_occlusion"][1], counts["occlusion_refused"][1]
+    doubted_wrong, wrong = counts["wrong_doubted"]
+    doubted_right, right = counts["right_doubted"]
+    return (name, f"{clear} / {hands}", share("occlusion_refused"), share("false_occlusion"),
+            "—" if not of_points else f"{points / of_points:.3f}", share("board_exact"), share("dice_exact"),
+            share("void_detected"), share("valid_flagged_void"),
+            f"{f'{doubted_wrong} of {wrong}' if wrong else '—'} / {doubted_right} of {right}")
 
 
 def markdown(rows: Sequence[tuple[str, ...]]) -> str:

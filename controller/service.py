@@ -27,7 +27,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.inputs import DEFAULT_BUTTONS, Buttons
 from controller.referee import Referee, RefereeSettings
@@ -37,6 +37,9 @@ from firmware_bridge.gpio import DEFAULT_PINS
 from recording.journal import Header, Journal, JournalGap
 from rules import match
 from rules.variants import find_variant
+
+if TYPE_CHECKING:
+    from vision.config import VisionConfig
 
 log = logging.getLogger(__name__)
 
@@ -76,15 +79,26 @@ class ServiceSettings:
     #: learned ones on a real camera's (vision.config.auto_readers)
     readers: str = "auto"
 
+    def vision_config(self) -> VisionConfig:
+        """The readers this camera's pictures are read with (``readers``; ``auto`` by whether the
+        camera shows the 2-D renderer's pictures).  ValueError for a bad ``readers``."""
+        from vision.cameras import shows_renderer
+        from vision.config import VisionConfig
+
+        try:
+            synthetic = shows_renderer(self.camera)
+        except (ValueError, OSError) as error:  # a frames: folder that is (no longer) a readable dataset
+            log.warning("camera %s: %s; the readers are chosen as for a real camera", self.camera, error)
+            synthetic = False
+        return VisionConfig.with_readers(self.readers, synthetic=synthetic)
+
     def validate(self) -> ServiceSettings:
         from vision.cameras import parse_camera
-        from vision.config import VisionConfig
         from vision.nets import check_engine
 
         parse_camera(self.camera)
-        VisionConfig.with_readers(self.readers)
-        if "learned" in self.readers or not self.camera.startswith(("synthetic", "frames:")):
-            check_engine()  # $REFEREE_NETS, the engine of the learned readers' models, where they may read
+        if "learned" in self.vision_config().readers():
+            check_engine()  # $REFEREE_NETS, the engine of the learned readers' models
         variant = find_variant(self.variant)
         self.variant = variant.name
         variant.validate_options(self.options)
@@ -319,16 +333,9 @@ class Service:
         if self.referee is None or self.calibration is None:
             self.table = None
             return
-        from vision.cameras import shows_renderer
-        from vision.config import VisionConfig
         from vision.pipeline import Reader
 
-        try:
-            synthetic = shows_renderer(self.settings.camera)
-        except (ValueError, OSError) as error:  # a frames: folder that is (no longer) a readable dataset
-            log.warning("camera %s: %s; the readers are chosen as for a real camera", self.settings.camera, error)
-            synthetic = False
-        config = VisionConfig.with_readers(self.settings.readers, synthetic=synthetic)
+        config = self.settings.vision_config()
         log.info("reading the board with %s", config.readers())
         if "learned" in config.readers():
             from vision.nets import check_engine

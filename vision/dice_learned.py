@@ -15,7 +15,8 @@ OpenCV's `cv2.dnn`):
    not lie flat (cocked, or on a checker).  Each peak is read at five places a quarter of a die
    apart (`RECENTRE`; the first, the peak itself, alone when the reader is sure it holds no die
    there: `SCREEN`) and the crop the reader is surest holds a die is kept (of crops as sure, the one
-   whose face it is surest of: `SURE_ALIKE`), then read mirrored too; the die lies at those places weighed by the log-odds that each holds a die.
+   whose face it is surest of: `SURE_ALIKE`), then read mirrored too; the die lies at those places
+   weighed by the log-odds that each holds a die.
 
 Neither network needs a photo of the empty board (it only drops marks).  Whether the roll is
 valid then follows from where the dice lie (off the surface, different halves, one die alone)
@@ -25,13 +26,11 @@ and the read's "not flat", as `vision.pipeline.learned_roll_validity` judges.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision import nets
 from vision.calibration import BoardGeometry
 from vision.nets import Net, load_net, sigmoid, softmax
 from vision.occluder import (
@@ -200,14 +199,9 @@ def die_crop(image: np.ndarray, geometry: BoardGeometry, centre: tuple[float, fl
     return _warp(image, _crop_matrix(geometry, centre, scale))
 
 
-@lru_cache(maxsize=4)
-def _loaded(find: str, read: str, engine: str) -> tuple[Net, Net]:
-    return load_net(find, "dice", "train-dice", engine), load_net(read, "dice", "train-dice", engine)
-
-
 def _nets(find: str, read: str) -> tuple[Net, Net]:
-    """The finder and the reader, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
-    return _loaded(find, read, nets.ENGINE)
+    """The finder and the reader (`vision.nets.load_net`: loaded once per engine)."""
+    return load_net(find, "dice", "train-dice"), load_net(read, "dice", "train-dice")
 
 
 def _forward(read: Net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

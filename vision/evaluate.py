@@ -36,7 +36,7 @@ from vision.dataset import calibration_for, load_dataset
 from vision.observation import DICE_QUESTION_CONFIDENCE, Observation
 from vision.pipeline import Reader
 
-__all__ = ["FrameResult", "evaluate", "summarise", "SUMMARY_KEYS"]
+__all__ = ["FrameResult", "evaluate", "summarise", "tallies", "SUMMARY_KEYS"]
 
 SUMMARY_KEYS = (
     "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
@@ -130,41 +130,48 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
-def summarise(results: list[FrameResult]) -> dict[str, Any]:
+def tallies(results: list[FrameResult]) -> dict[str, tuple[int, int]]:
+    """Each share `summarise` reports as (count, of how many frames, points or rolls)."""
     clear = [r for r in results if not r.occluded]
     occluded = [r for r in results if r.occluded]
     read_clear = [r for r in clear if not r.refused]
     valid = [r for r in clear if r.roll == "valid"]
     void = [r for r in clear if r.roll == "void"]
     no_dice = [r for r in clear if r.roll == "none" and not r.refused]
-    # Refused clear frames count as wrong on every point (they were not read).
-    points_total = 24 * len(clear)
-    points_ok = sum(r.points_exact for r in read_clear)
-    read_times = [r.read_ms for r in results]
     wrong = [r for r in read_clear if not r.board_exact]
     right = [r for r in read_clear if r.board_exact]
     rolled = [r for r in valid if not r.refused and r.read_roll == "valid"]
     dice_wrong = [r for r in rolled if not r.dice_exact]
     dice_right = [r for r in rolled if r.dice_exact]
+    return {
+        # Refused clear frames count as wrong on every point (they were not read).
+        "point_accuracy": (sum(r.points_exact for r in read_clear), 24 * len(clear)),
+        "board_exact": (sum(r.board_exact for r in clear), len(clear)),
+        "dice_exact": (sum(r.dice_exact and not r.refused for r in valid), len(valid)),
+        "void_detected": (sum(r.read_roll == "void" for r in void), len(void)),
+        "valid_flagged_void": (sum(r.read_roll == "void" for r in valid), len(valid)),
+        "occlusion_refused": (sum(r.refused for r in occluded), len(occluded)),
+        "false_occlusion": (sum(r.refused for r in clear), len(clear)),
+        "wrong_doubted": (sum(not r.sure for r in wrong), len(wrong)),
+        "right_doubted": (sum(not r.sure for r in right), len(right)),
+        "dice_wrong_doubted": (sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_wrong), len(dice_wrong)),
+        "dice_right_doubted": (sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_right), len(dice_right)),
+        "dice_phantom": (sum(bool(r.read_dice) for r in no_dice), len(no_dice)),
+    }
+
+
+def summarise(results: list[FrameResult]) -> dict[str, Any]:
+    shares = {key: _frac(*counts) for key, counts in tallies(results).items()}
+    read_times = [r.read_ms for r in results]
     summary: dict[str, Any] = {
         "frames": len(results),
-        "point_accuracy": _frac(points_ok, points_total),
-        "board_exact": _frac(sum(r.board_exact for r in clear), len(clear)),
-        "dice_exact": _frac(sum(r.dice_exact and not r.refused for r in valid), len(valid)),
-        "void_detected": _frac(sum(r.read_roll == "void" for r in void), len(void)),
-        "valid_flagged_void": _frac(sum(r.read_roll == "void" for r in valid), len(valid)),
-        "occlusion_refused": _frac(sum(r.refused for r in occluded), len(occluded)),
-        "false_occlusion": _frac(sum(r.refused for r in clear), len(clear)),
+        **{key: shares[key] for key in ("point_accuracy", "board_exact", "dice_exact", "void_detected",
+                                        "valid_flagged_void", "occlusion_refused", "false_occlusion")},
         "read_ms_median": statistics.median(read_times) if read_times else 0.0,
         "read_ms_p95": _p95(read_times),
         "gate_ms_median": statistics.median([r.gate_ms for r in results]) if results else 0.0,
-        "wrong_doubted": _frac(sum(not r.sure for r in wrong), len(wrong)),
-        "right_doubted": _frac(sum(not r.sure for r in right), len(right)),
-        "dice_wrong_doubted": _frac(sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_wrong),
-                                    len(dice_wrong)),
-        "dice_right_doubted": _frac(sum(r.dice_confidence < DICE_QUESTION_CONFIDENCE for r in dice_right),
-                                    len(dice_right)),
-        "dice_phantom": _frac(sum(bool(r.read_dice) for r in no_dice), len(no_dice)),
+        **{key: shares[key] for key in ("wrong_doubted", "right_doubted", "dice_wrong_doubted", "dice_right_doubted",
+                                        "dice_phantom")},
     }
     return summary
 

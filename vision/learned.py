@@ -17,13 +17,11 @@ another colour since calibration tints the whole board, and a tinted empty bar i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from rules.position import CHECKERS
-from vision import nets
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
@@ -158,14 +156,9 @@ def standardise(strips: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
-@lru_cache(maxsize=4)
-def _loaded(path: str, engine: str) -> CheckerCounter:
-    return CheckerCounter(path, engine)
-
-
 def _counter(path: str) -> CheckerCounter:
-    """The counter, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
-    return _loaded(path, nets.ENGINE)
+    """The counter (its model loaded once per engine by `vision.nets.load_net`)."""
+    return CheckerCounter(path)
 
 
 def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,17 @@ class Net:
 
 
 def load_net(path: str | Path, what: str, target: str, engine: str | None = None) -> Net:
-    """The ONNX model at ``path`` for ``engine`` (`ENGINE` when None); ``what`` names it and
-    ``target`` the make target that builds it in the error when it is missing."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{what} model {str(path)!r} is missing (make {target} builds it)")
-    return Net(path, ENGINE if engine is None else engine)
+    """The ONNX model at ``path`` for ``engine`` (`ENGINE` when None, read at each call), loaded
+    once per model and engine; ``what`` names it and ``target`` the make target that builds it in
+    the error when it is missing."""
+    return _loaded(str(path), what, target, check_engine(engine))
+
+
+@lru_cache(maxsize=16)
+def _loaded(path: str, what: str, target: str, engine: str) -> Net:
+    if not Path(path).is_file():
+        raise ValueError(f"{what} model {path!r} is missing (make {target} builds it)")
+    return Net(Path(path), engine)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -11,13 +11,11 @@ changes on purpose.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision import nets
 from vision.calibration import BoardGeometry
 from vision.nets import load_net, sigmoid, softmax
 
@@ -88,14 +86,9 @@ class OccluderNet:
         return softmax(logits)[:, 1]
 
 
-@lru_cache(maxsize=4)
-def _loaded(path: str, engine: str) -> OccluderNet:
-    return OccluderNet(path, engine)
-
-
 def _net(path: str) -> OccluderNet:
-    """The hand test's model, loaded once for the engine of the moment (`vision.nets.ENGINE`)."""
-    return _loaded(path, nets.ENGINE)
+    """The hand test's model (loaded once per engine by `vision.nets.load_net`)."""
+    return OccluderNet(path)
 
 
 def hand_probability(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH) -> float:
