@@ -421,7 +421,8 @@ class Calibration:
     canonical_width: int = 640
     #: where ``background`` came from: "empty" (a photo of the empty board), "start" (estimated
     #: from the start position, whose points are mostly empty), "frames" (the median of many play
-    #: frames), "estimated" (from a single frame in play: a guess, so every reading is doubted)
+    #: frames), "estimated" (from a single frame in play: a guess, so the classical reader's every
+    #: reading is doubted; the learned counter does not use it, `vision.pipeline.ALONE_CONFIDENCE`)
     background_source: str = "empty"
     _empty_lab: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
