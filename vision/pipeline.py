@@ -149,6 +149,7 @@ class Reader:
             roll, void_reason, half = timed("validity", validity)
         points = [(p.light, p.dark) for p in reading.points]
         confidences = [p.confidence for p in reading.points]
+        confidence = float(min(confidences + [reading.bar_confidence]))
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -159,10 +160,10 @@ class Reader:
             dice_half=half,
             occluded=False,
             refused=False,
-            confidence=float(min(confidences + [reading.bar_confidence])),
+            confidence=confidence,
             point_confidence=confidences,
             timings=timings,
-            doubts=_doubts(calib, learned_checkers, reading),
+            doubts=_doubts(calib, learned_checkers, reading, confidence),
         )
 
     @cached_property
@@ -219,19 +220,18 @@ class Reader:
 ALONE_CONFIDENCE = 0.6
 
 
-def _doubts(calib: Calibration, learned_checkers: bool, reading: CheckerReading) -> list[str]:
+def _doubts(calib: Calibration, learned_checkers: bool, reading: CheckerReading, confidence: float) -> list[str]:
     """What reading without a photo of the empty board makes doubtful.  The classical reader
     compares each frame with an empty board estimated from that very frame: a guess, doubted
     always.  The learned counter reads each strip as it is (the estimate is not used): its reading
-    is doubted when it is below `ALONE_CONFIDENCE`, and when it sees no checker at all (an empty
-    board read from one photo is never sure)."""
+    (of ``confidence``, the least sure point's or the bar's) is doubted below `ALONE_CONFIDENCE`,
+    and when it sees no checker at all (an empty board read from one photo is never sure)."""
     if calib.background_source != "estimated":
         return []
     if not learned_checkers:
         return ["no photo of the empty board to compare with: the reading is a guess"]
     if not any(p.light or p.dark for p in reading.points) and not (reading.bar_light or reading.bar_dark):
         return ["no checker seen, and no photo of the empty board to tell an empty board from a misread one"]
-    confidence = min([p.confidence for p in reading.points] + [reading.bar_confidence])
     if confidence < ALONE_CONFIDENCE:
         return [f"read without a photo of the empty board, and only {confidence:.2f} sure of it "
                 f"(at least {ALONE_CONFIDENCE} asked)"]
