@@ -160,7 +160,8 @@ def calibration_for(dataset: Dataset, config: VisionConfig | None = None,
         source = "frames"
     elif empty is None and start is None:
         # Too few frames for a median (it would keep their checkers, and the board would read
-        # empty): estimate the empty board from one frame in play, and doubt every reading.
+        # empty): estimate the empty board from one frame in play (the classical reader's every
+        # reading is then doubted; the learned counter's below vision.pipeline.ALONE_CONFIDENCE).
         if frame is None and not dataset.frames:
             raise ValueError("dataset has neither reference frames nor frames to calibrate from")
         play = frame if frame is not None else dataset.image(dataset.frames[0])

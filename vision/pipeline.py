@@ -163,7 +163,7 @@ class Reader:
             confidence=confidence,
             point_confidence=confidences,
             timings=timings,
-            doubts=_doubts(calib, learned_checkers, reading, confidence),
+            doubts=_doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None),
         )
 
     @cached_property
@@ -212,28 +212,32 @@ class Reader:
         return mask.astype(bool)
 
 
-#: read from one photo and its corners alone (no photo of the empty board or of the start), the
-#: learned counter's reading is sure only at this confidence or above, not at the referee's
-#: question threshold: on the tuning sets (the held-out designs at seeds 31007-31017, 31021 and
-#: 31025, 810 clear frames read so) 0.3 doubted 0.26 of the 102 boards read wrong and 0.06 of the
-#: 708 read right, 0.55 doubted 0.91 and 0.24, 0.6 doubted 0.94 and 0.28
+#: read without a photo of the empty board (one photo and its corners, or a calibration from the
+#: start position or from the median of many frames), the learned counter reads each strip alone
+#: and its reading is sure only at this confidence or above, not at the referee's question
+#: threshold: on the tuning sets (the held-out designs at seeds 31007-31017, 31021 and 31025, 810
+#: clear frames read from one photo each) 0.3 doubted 0.26 of the 102 boards read wrong and 0.06 of
+#: the 708 read right, 0.55 doubted 0.91 and 0.24, 0.6 doubted 0.94 and 0.28
 ALONE_CONFIDENCE = 0.6
 
 
-def _doubts(calib: Calibration, learned_checkers: bool, reading: CheckerReading, confidence: float) -> list[str]:
-    """What reading without a photo of the empty board makes doubtful.  The classical reader
-    compares each frame with an empty board estimated from that very frame: a guess, doubted
-    always.  The learned counter reads each strip as it is (the estimate is not used): its reading
-    (of ``confidence``, the least sure point's or the bar's) is doubted below `ALONE_CONFIDENCE`,
-    and when it sees no checker at all (an empty board read from one photo is never sure)."""
-    if calib.background_source != "estimated":
-        return []
-    if not learned_checkers:
+def _doubts(calib: Calibration, config: VisionConfig, reading: CheckerReading, confidence: float,
+            alone: bool) -> list[str]:
+    """What the lack of a photo of the empty board makes doubtful.  From one photo and its corners
+    the empty board is estimated from that very frame: the classical reader compares with it, and
+    the classical hand test compares the frame with itself (it cannot see a hand), so such a
+    reading is a guess, doubted always.  The learned counter reading its strips ``alone`` (no
+    empty-board photo beside them) is doubted below `ALONE_CONFIDENCE` (``confidence``: the least
+    sure point's or the bar's), and whenever it sees no checker at all (nothing then tells an empty
+    board from a board whose checkers were all missed)."""
+    if calib.background_source == "estimated" and not (alone and config.hand_test == "learned"):
         return ["no photo of the empty board to compare with: the reading is a guess"]
+    if not alone:
+        return []
     if not any(p.light or p.dark for p in reading.points) and not (reading.bar_light or reading.bar_dark):
         return ["no checker seen, and no photo of the empty board to tell an empty board from a misread one"]
     if confidence < ALONE_CONFIDENCE:
-        return [f"read without a photo of the empty board, and only {confidence:.2f} sure of it "
+        return [f"read without a photo of the empty board, and only {confidence:.3f} sure of it "
                 f"(at least {ALONE_CONFIDENCE} asked)"]
     return []
 

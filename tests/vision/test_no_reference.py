@@ -103,12 +103,13 @@ def test_eval_without_references_reads_each_frame_alone_and_doubts_it(small_data
 def test_the_learned_counter_read_from_one_photo_is_judged_when_it_is_sure_enough(small_dataset: Path,
                                                                                  tmp_path: Path) -> None:
     """The learned counter does not compare with the estimated empty board: from one photo and its
-    corners, a reading it is sure of (`ALONE_CONFIDENCE`, higher than the referee's own question
-    threshold) is judged, not asked about; one it is less sure of is asked about, saying why."""
+    corners (the learned hand test, which needs no reference, watching for hands), a reading it is
+    sure of (`ALONE_CONFIDENCE`, higher than the referee's own question threshold) is judged, not
+    asked about; one it is less sure of is asked about, saying why."""
     from vision.pipeline import ALONE_CONFIDENCE
 
     dataset = load_dataset(_corners_only(small_dataset, tmp_path / "alone", 6))
-    config = VisionConfig(checker_reader="learned")
+    config = VisionConfig(checker_reader="learned", hand_test="learned")
     judged_right = 0
     for name in dataset.frames:
         image, label = dataset.image(name), dataset.label(name)
@@ -116,23 +117,39 @@ def test_the_learned_counter_read_from_one_photo_is_judged_when_it_is_sure_enoug
         assert calib.background_source == "estimated"
         obs = Reader(calib, config).read(image, hand=False)
         unsure = obs.confidence < ALONE_CONFIDENCE
-        assert any("empty board" in p for p in obs.problems()) == unsure
+        assert any("sure of it" in p for p in obs.problems()) == unsure
         if obs.is_sure():
-            assert not unsure
             judged_right += obs.points == [tuple(p) for p in label["points"]]
     assert judged_right >= 2, "readings the counter is sure of are judged without an empty-board photo"
 
 
-def test_an_empty_board_read_by_the_learned_counter_from_one_photo_is_never_sure(small_dataset: Path) -> None:
-    """Read from its own photo alone, an empty board (the learned counter sees no checker there)
-    is asked about, never judged: without a photo of the empty board nothing tells it from a board
-    whose checkers were all missed."""
+def test_from_one_photo_the_classical_hand_test_leaves_every_reading_doubted(small_dataset: Path,
+                                                                           tmp_path: Path) -> None:
+    """From one photo the classical hand test compares the frame with itself and cannot see a hand:
+    whatever the counter, the reading stays a guess."""
+    dataset = load_dataset(_corners_only(small_dataset, tmp_path / "guess", 3))
+    config = VisionConfig(checker_reader="learned", hand_test="classical")
+    for name in dataset.frames:
+        image = dataset.image(name)
+        obs = Reader(calibration_for(dataset, config, frame=image), config).read(image, hand=False)
+        assert not obs.is_sure()
+        assert any("is a guess" in p for p in obs.problems())
+
+
+def test_an_empty_board_read_by_the_learned_counter_without_its_photo_is_never_sure(small_dataset: Path) -> None:
+    """Read without a photo of the empty board (from its own photo alone, or calibrated from the
+    start position only), an empty board (the learned counter sees no checker there) is asked
+    about, never judged: nothing tells it from a board whose checkers were all missed."""
     dataset = load_dataset(small_dataset)
     empty, _ = dataset.reference("empty")
-    assert empty is not None
-    config = VisionConfig(checker_reader="learned")
-    calib = calibrate(dataset.corners, (empty.shape[1], empty.shape[0]), play=empty, config=config)
-    obs = Reader(calib, config).read(empty, hand=False)
-    assert obs.points is not None and obs.totals == (0, 0)
-    assert not obs.is_sure()
-    assert any("no checker seen" in p for p in obs.problems())
+    start, _ = dataset.reference("start")
+    assert empty is not None and start is not None
+    config = VisionConfig(checker_reader="learned", hand_test="learned")
+    size = (empty.shape[1], empty.shape[0])
+    for calib in (calibrate(dataset.corners, size, play=empty, config=config),
+                  calibrate(dataset.corners, size, start=start, config=config)):
+        assert calib.background_source in ("estimated", "start")
+        obs = Reader(calib, config).read(empty, hand=False)
+        assert obs.points is not None and obs.totals == (0, 0)
+        assert not obs.is_sure()
+        assert any("no checker seen" in p for p in obs.problems()), calib.background_source
