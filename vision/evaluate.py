@@ -161,19 +161,15 @@ def tallies(results: list[FrameResult]) -> dict[str, tuple[int, int]]:
 
 
 def summarise(results: list[FrameResult]) -> dict[str, Any]:
-    shares = {key: _frac(*counts) for key, counts in tallies(results).items()}
     read_times = [r.read_ms for r in results]
-    summary: dict[str, Any] = {
+    values: dict[str, Any] = {
         "frames": len(results),
-        **{key: shares[key] for key in ("point_accuracy", "board_exact", "dice_exact", "void_detected",
-                                        "valid_flagged_void", "occlusion_refused", "false_occlusion")},
+        **{key: _frac(*counts) for key, counts in tallies(results).items()},
         "read_ms_median": statistics.median(read_times) if read_times else 0.0,
         "read_ms_p95": _p95(read_times),
         "gate_ms_median": statistics.median([r.gate_ms for r in results]) if results else 0.0,
-        **{key: shares[key] for key in ("wrong_doubted", "right_doubted", "dice_wrong_doubted", "dice_right_doubted",
-                                        "dice_phantom")},
     }
-    return summary
+    return {key: values[key] for key in SUMMARY_KEYS}
 
 
 def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_path: str | Path | None = None,

@@ -156,18 +156,13 @@ def standardise(strips: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
-def _counter(path: str) -> CheckerCounter:
-    """The counter (its model loaded once per engine by `vision.nets.load_net`)."""
-    return CheckerCounter(path)
-
-
 def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
                 cuts: int = EMPTY_CUTS, seed: int = 0) -> EmptyBoard:
     """The `EmptyBoard` of a photo of the empty board: its strips cut as calibrated and ``cuts - 1``
     times more with the corners moved by up to 0.4 % of the board (a click off, seeded), the
     features averaged."""
     rng = np.random.default_rng(seed)
-    counter = _counter(str(model))
+    counter = CheckerCounter(model)  # its model loaded once per engine (vision.nets.load_net)
     strips = board_strips(image, geometry)
     references = standardise(strips)
     total = counter.read_standardised(references, references)[2]
@@ -268,7 +263,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     strips = board_strips(image, geometry)
     if empty is not None:
         strips = match_colour(strips, empty.strips)
-    counter, upright = _counter(str(model)), standardise(strips)
+    counter, upright = CheckerCounter(model), standardise(strips)
     references = np.zeros_like(upright) if empty is None else empty.references
     count_p, colour_p, features = counter.read_standardised(upright, references)
     distance = None if empty is None else empty.distances(features)

@@ -86,11 +86,6 @@ class OccluderNet:
         return softmax(logits)[:, 1]
 
 
-def _net(path: str) -> OccluderNet:
-    """The hand test's model (loaded once per engine by `vision.nets.load_net`)."""
-    return OccluderNet(path)
-
-
 def hand_probability(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH) -> float:
     """Probability that a hand or arm is over the playing surface of this frame."""
-    return float(_net(str(model)).probabilities(occluder_view(image, geometry)[None])[0])
+    return float(OccluderNet(model).probabilities(occluder_view(image, geometry)[None])[0])
