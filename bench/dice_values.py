@@ -5,10 +5,9 @@ reader cuts a die on a board (synth.dice_photos).  Not a test; prints.
 
 Without ``--data``: the held-out half of ../shared/data/dice-photos (even photos; boxes around the
 pips only), tests/data/real/dice-nellbyler and tests/data/real/dice-piechowiak (boxes around whole
-dice).  A die counts when its
-value is read (the reader's likeliest value, its crop and the mirrored crop averaged, as on a
-board); a photo counts when every die of it is.  The finder is not measured here: it needs a
-board.
+dice).  A die counts when its value is read (the reader's likeliest value, its crop and the
+mirrored crop averaged, as on a board); a photo counts when every die of it is.  The finder is
+not measured here: it needs a board.
 """
 
 from __future__ import annotations
