@@ -25,9 +25,10 @@ sys.path.insert(0, str(ROOT))
 from synth.dice_photos import crop, labelled_photo, photos_in  # noqa: E402
 from vision.dice_learned import READ_MODEL, read_crops  # noqa: E402
 
+REAL = ROOT / "tests" / "data" / "real"
 DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "even"),
-            (ROOT / "tests" / "data" / "real" / "dice-nellbyler" / "images", False, "all"),
-            (ROOT / "tests" / "data" / "real" / "dice-piechowiak" / "images", False, "all")]
+            (REAL / "dice-nellbyler" / "images", False, "all"),
+            (REAL / "dice-piechowiak" / "images", False, "all")]
 
 
 def measure(model: Path, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:
