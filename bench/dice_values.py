@@ -4,8 +4,8 @@ reader cuts a die on a board (synth.dice_photos).  Not a test; prints.
     .venv/bin/python bench/dice_values.py [--model ONNX] [--data DIR [--pips-only] [--subset odd|even|all]]
 
 Without ``--data``: the held-out half of ../shared/data/dice-photos (even photos; boxes around the
-pips only), tests/data/real/dice-nellbyler and tests/data/real/dice-piechowiak (boxes around whole
-dice).  A die counts when its value is read (the reader's likeliest value, its crop and the
+pips only) and tests/data/real's dice-nellbyler, dice-piechowiak, dice-damiantab and dice-skovy
+(boxes around whole dice).  A die counts when its value is read (the reader's likeliest value, its crop and the
 mirrored crop averaged, as on a board); a photo counts when every die of it is.  The finder is
 not measured here: it needs a board.
 """
@@ -28,7 +28,9 @@ from vision.dice_learned import READ_MODEL, read_crops  # noqa: E402
 REAL = ROOT / "tests" / "data" / "real"
 DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "even"),
             (REAL / "dice-nellbyler" / "images", False, "all"),
-            (REAL / "dice-piechowiak" / "images", False, "all")]
+            (REAL / "dice-piechowiak" / "images", False, "all"),
+            (REAL / "dice-damiantab" / "images", False, "all"),
+            (REAL / "dice-skovy" / "images", False, "all")]
 
 
 def measure(model: Path, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:

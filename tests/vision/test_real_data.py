@@ -38,7 +38,7 @@ def test_every_source_says_where_it_comes_from_and_its_licence() -> None:
 def test_dice_photos_have_sane_labels(source: Path) -> None:
     images = source / "images"
     photos = sorted(images.glob("*.jpg"))
-    assert len(photos) >= 20
+    assert photos, f"{source.name}: no photos"
     dice = 0
     for photo in photos:
         image = cv2.imread(str(photo))
@@ -57,7 +57,7 @@ def test_dice_photos_have_sane_labels(source: Path) -> None:
             assert 0 < bw < 0.5 and 0 < bh < 0.5, f"{label.name}: box {bw}x{bh}"
             assert bw / 2 <= cx <= 1 - bw / 2 + 1e-3 and bh / 2 <= cy <= 1 - bh / 2 + 1e-3, f"{label.name}: box off the photo"
             dice += 1
-    assert dice >= len(photos)
+    assert dice >= max(len(photos), 10)  # a die a photo at least, ten at least in a set
     orphans = {p.stem for p in images.glob("*.txt")} - {p.stem for p in photos} - {"classes"}
     assert not orphans, f"labels without photos: {sorted(orphans)}"
 
