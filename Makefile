@@ -131,7 +131,8 @@ train-gate: train-renders .venv-train/stamp
 # frame's dice of their own look (DICE_MORE: seed 2704, 60 frames; seed 2705, 30), each die cut
 # four times; 300 scenes per tuning design traced only around their dice (synth.dice_windows,
 # seeds 2801 and 2802) and 300 more whose roll is cocked, one die leaning (seeds 2803 and 2804,
-# --kind cocked); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
+# --kind cocked); 150 of each kind with pips of every shape (big and red ones; seeds 2805 and 2806,
+# --pip-variety); the odd (tuning) half of $(SHARED_DATA)/dice-photos (synth.dice_photos).
 # A fifth of the crops in negative, the no-die crops weighing 0.8 of the value loss.  The reader
 # is trained so once per seed of DICE_READERS (each run alone on one thread, into
 # $(TRAIN_CACHE)/dice_read/sSEED) and the members merged into one model that reads their mean
@@ -140,7 +141,8 @@ SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 DICE_READERS = 0 1 2
 # the windowed dice scenes: name:seed[:option=value...], as TRAIN_3D's sets
-DICE_WINDOWS = window:2801 window2:2802 cocked:2803:--kind=cocked cocked2:2804:--kind=cocked
+DICE_WINDOWS = window:2801 window2:2802 cocked:2803:--kind=cocked cocked2:2804:--kind=cocked \
+  pips:2805:--pip-variety pipscocked:2806:--kind=cocked:--pip-variety
 train-dice: train-renders .venv-train/stamp
 	mkdir -p $(TRAIN_CACHE)/dice2d $(TRAIN_CACHE)/dicenpz $(TRAIN_CACHE)/dicemore $(TRAIN_CACHE)/dicewindows
 	for s in $$(seq 22001 22005); do test -f $(TRAIN_CACHE)/dice2d/s$$s/dataset.json || \

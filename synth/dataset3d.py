@@ -30,6 +30,7 @@ from synth.scene import (
     random_dice_look,
     random_moment,
     start_counts,
+    vary_pips,
 )
 
 __all__ = ["design", "plan", "render_dataset", "render_moment", "contact_sheet", "list_designs", "parse_size"]
@@ -85,10 +86,13 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
 
 
 def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720), *, same_light: bool = False,
-         occluded_rate: float = 0.15, dice_variety: bool = False) -> tuple[Rig, Moment, Moment, list[Moment]]:
+         occluded_rate: float = 0.15, dice_variety: bool = False,
+         pip_variety: bool = False) -> tuple[Rig, Moment, Moment, list[Moment]]:
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
     the frames' moments (the labels are computed from these).  With ``dice_variety`` every frame
-    has dice of its own look (drawn from a stream of their own: the rest is as without)."""
+    has dice of its own look (drawn from a stream of their own: the rest is as without); with
+    ``pip_variety`` too, pips of their own shape (`vary_pips`, from a third stream: the looks are
+    as without)."""
     rig = make_rig(design(design_name), seed, size, same_light=same_light)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
@@ -99,6 +103,13 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
         looks = np.random.default_rng([*design_seed(rig.design, seed), 2])
         for moment in moments:
             moment.dice_look = random_dice_look(looks)
+        if pip_variety:
+            shapes = np.random.default_rng([*design_seed(rig.design, seed), 4])
+            for moment in moments:
+                assert moment.dice_look is not None
+                moment.dice_look = vary_pips(moment.dice_look, shapes)
+    elif pip_variety:
+        raise ValueError("pip variety needs dice variety")
     return rig, empty, start, moments
 
 

@@ -7,9 +7,11 @@ little off; "not flat" for the die a cocked or on-a-checker roll is about).  No 
 no-die crops: the windows are mostly dice (those come from whole frames, `synth.dice_data`).
 With ``--kind`` every scene's dice lie as that kind says (``cocked``: one die leaning on a checker,
 the frame or the other die, the other flat), placed afresh from a stream of their own; without it
-they lie as the scene drew them (mostly valid rolls).
+they lie as the scene drew them (mostly valid rolls).  With ``--pip-variety`` the dice's pips are
+of their own shape too (smaller, larger, closer, wider; big or red ones: `synth.scene.vary_pips`).
 
     python -m synth.dice_windows --design NAME --scenes 150 --seed 2801 --out CACHE/x.npz [--jitter 3] [--kind cocked]
+        [--pip-variety]
 
 Development only: the crops feed `synth.train_dice` (its .npz layout).  Deterministic for a seed.
 """
@@ -36,7 +38,7 @@ MARGIN = 2.2
 
 
 def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1,
-                 kind: str | None = None) -> dict[str, np.ndarray]:
+                 kind: str | None = None, pip_variety: bool = False) -> dict[str, np.ndarray]:
     """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none); with
     ``kind``, each scene's dice laid again as that kind."""
     if find_design(design).held_out:
@@ -44,7 +46,8 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
     if kind is not None and kind not in DICE_KINDS:
         raise ValueError(f"--kind must be one of {', '.join(DICE_KINDS)}, not {kind!r}")
     rig_size = (1280, 720)
-    rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True)
+    rig, empty_moment, _, moments = plan(design, scenes, seed, rig_size, occluded_rate=0.0, dice_variety=True,
+                                         pip_variety=pip_variety)
     if kind is not None:
         laying = np.random.default_rng([seed, 3])
         for moment in moments:
@@ -83,11 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jitter", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--kind", choices=DICE_KINDS, help="lay every scene's dice as this kind")
+    parser.add_argument("--pip-variety", action="store_true", help="pips of every shape (big and red ones too)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        data = window_crops(args.design, args.scenes, args.seed, args.jitter, args.threads, args.kind)
+        data = window_crops(args.design, args.scenes, args.seed, args.jitter, args.threads, args.kind, args.pip_variety)
     except (ValueError, OSError) as error:
         print(f"synth.dice_windows: {error}", file=sys.stderr)
         return 2

@@ -127,7 +127,10 @@ PIP_GRID = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
 SIDES = {1: (2, 3), 6: (2, 3), 2: (1, 3), 5: (1, 3), 3: (1, 2), 4: (1, 2)}
 
 
-def _die_object(name: str, value: int, size: float, rounding: float, drilled: bool, body: str, pip: str) -> str:
+def _die_object(name: str, value: int, size: float, rounding: float, drilled: bool, body: str, pip: str,
+                pip_scale: float = 1.0, spread: float = 1.0, one_scale: float = 1.0, one_pip: str | None = None) -> str:
+    """A die with ``value`` up: pips ``pip_scale`` times the common die's radius, ``spread`` times
+    its spacing; the one's pip ``one_scale`` times the others' (its own texture ``one_pip``)."""
     s = size
     h = s / 2
     a, b = SIDES[value]
@@ -135,20 +138,22 @@ def _die_object(name: str, value: int, size: float, rounding: float, drilled: bo
     faces = [((0, 1, 0), value, (1, 0, 0), (0, 0, 1)), ((0, -1, 0), 7 - value, (1, 0, 0), (0, 0, 1)),
              ((1, 0, 0), a, (0, 1, 0), (0, 0, 1)), ((-1, 0, 0), 7 - a, (0, 1, 0), (0, 0, 1)),
              ((0, 0, 1), b, (1, 0, 0), (0, 1, 0)), ((0, 0, -1), 7 - b, (1, 0, 0), (0, 1, 0))]
-    g = 0.27 * s
-    pr = 0.085 * s
-    cuts = []
+    g = 0.27 * s * spread
+    cuts, one_cut = [], []
     for normal, v, e1, e2 in faces:
         n = np.asarray(normal, float)
+        pr = 0.085 * s * pip_scale * (one_scale if v == 1 else 1.0)
         for i, j in PIP_GRID[v]:
             centre = n * h + np.asarray(e1) * i * g + np.asarray(e2) * j * g
             if drilled:
-                cuts.append(f"sphere {{ {_v(centre + n * pr * 0.35)}, {pr:.3f} }}")
+                cut = f"sphere {{ {_v(centre + n * pr * 0.35)}, {pr:.3f} }}"
             else:
-                cuts.append(f"cylinder {{ {_v(centre - n * 0.15)}, {_v(centre + n * 0.5)}, {pr * 0.95:.3f} }}")
+                cut = f"cylinder {{ {_v(centre - n * 0.15)}, {_v(centre + n * 0.5)}, {pr * 0.95:.3f} }}"
+            (one_cut if v == 1 and one_pip is not None else cuts).append(cut)
     rr = max(0.2, rounding * s)
+    one = f" union {{ {one_cut[0]} texture {{ {one_pip} }} }}" if one_cut else ""
     return (f"#declare {name} = difference {{ object {{ Round_Box(<{-h:.3f},{-h:.3f},{-h:.3f}>, <{h:.3f},{h:.3f},{h:.3f}>, "
-            f"{rr:.3f}, 0) texture {{ {body} }} }} union {{ {' '.join(cuts)} texture {{ {pip} }} }} }}\n")
+            f"{rr:.3f}, 0) texture {{ {body} }} }} union {{ {' '.join(cuts)} texture {{ {pip} }} }}{one} }}\n")
 
 
 def _board(rig: Rig) -> str:
@@ -330,7 +335,9 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
     declared: set[int] = set()
     for i, die in enumerate(moment.dice):
         if die.value not in declared:
-            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, rounding, drilled, body, pip))
+            shape = (look.pip_scale, look.spread, look.one_scale, None if look.one_pip is None else
+                     f"pigment {{ {_lin(look.one_pip)} }} finish {{ diffuse 0.8 specular 0.1 }}") if look else ()
+            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, rounding, drilled, body, pip, *shape))
             declared.add(die.value)
         lean = f"rotate x*{-die.tilt:.2f} rotate y*{90 - die.tilt_dir:.2f} " if die.tilt else ""
         out.append(f"object {{ Die{die.value} rotate y*{die.yaw + 37 * i:.1f} {lean}translate {_v(die.centre)} }}\n")

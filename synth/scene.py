@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -185,12 +185,18 @@ class Moment:
 
 @dataclass(frozen=True)
 class DiceLook:
-    """How one frame's dice look when they are not the rig's: body, pips, edge rounding, drilled pips."""
+    """How one frame's dice look when they are not the rig's: body, pips, edge rounding, drilled
+    pips; and the pips' shape (`vary_pips`): their radius and spacing against the common die's,
+    the one's pip radius against the others' and its own colour (a big red one, as on many sets)."""
 
     body: tuple[int, int, int]
     pips: tuple[int, int, int]
     rounding: float
     drilled: bool
+    pip_scale: float = 1.0
+    spread: float = 1.0
+    one_scale: float = 1.0
+    one_pip: tuple[int, int, int] | None = None
 
 
 #: die bodies and pip colours of real sets: plastic in plain colours, ivory, casino red, black
@@ -217,6 +223,22 @@ def random_dice_look(rng: np.random.Generator) -> DiceLook:
         return r, g, b
 
     return DiceLook(off(body), off(pip), float(rng.uniform(0.04, 0.18)), bool(rng.random() < 0.7))
+
+
+#: the red of a big one pip (a catalogue shade of DIE_PIPS)
+ONE_RED = (200, 28, 34)
+
+
+def vary_pips(look: DiceLook, rng: np.random.Generator) -> DiceLook:
+    """``look`` with pips of another shape: smaller or larger and closer or wider apart than the
+    common die's, and on half the sets a big one pip (1.5 to 2.6 times the others' radius), red on
+    half of those whose body is pale."""
+    pip_scale, spread = float(rng.uniform(0.75, 1.3)), float(rng.uniform(0.85, 1.1))
+    big = bool(rng.random() < 0.5)
+    one_scale = float(rng.uniform(1.5, 2.6)) if big else 1.0
+    red_one = big and _luma(look.body) > 160 and bool(rng.random() < 0.5)
+    return replace(look, pip_scale=pip_scale, spread=spread, one_scale=one_scale,
+                   one_pip=ONE_RED if red_one else None)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from synth.scene import (
     random_counts,
     random_dice_look,
     random_moment,
+    vary_pips,
 )
 from vision.dataset import load_dataset
 from vision.evaluate import SUMMARY_KEYS
@@ -233,6 +234,44 @@ def test_dice_variety_changes_only_how_the_dice_look() -> None:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         seen.append(float(np.median(gray[int(cy) - 3:int(cy) + 4, int(cx) - 3:int(cx) + 4])))
     assert seen[1] < seen[0] - 80
+
+
+def test_pip_variety_changes_only_the_pips_shape() -> None:
+    rig, _, _, looks_only = plan("tournament-cork", 40, 2805, dice_variety=True)
+    _, _, _, shaped = plan("tournament-cork", 40, 2805, dice_variety=True, pip_variety=True)
+    # the same scenes and the same dice colours: only the pips' shape differs
+    assert [label_of(m, rig.play_camera) for m in looks_only] == [label_of(m, rig.play_camera) for m in shaped]
+    pairs = [(a.dice_look, b.dice_look) for a, b in zip(looks_only, shaped, strict=True)]
+    assert all(a is not None and b is not None and (a.body, a.pips, a.drilled) == (b.body, b.pips, b.drilled)
+               for a, b in pairs)
+    shapes = [b for _, b in pairs if b is not None]
+    scales = [look.pip_scale for look in shapes]
+    assert min(scales) < 0.9 and max(scales) > 1.15
+    assert 8 <= sum(look.one_scale > 1.4 for look in shapes) <= 32  # about half the sets: a big one
+    many = [vary_pips(DiceLook((240, 238, 232), (20, 20, 22), 0.1, True), np.random.default_rng([3, k]))
+            for k in range(200)]
+    assert any(look.one_pip is not None and look.one_pip[0] > 150 for look in many)  # a red one on a white die
+    assert all(look.one_pip is None for look in many if look.one_scale == 1.0)
+    with pytest.raises(ValueError, match="dice variety"):
+        plan("tournament-cork", 4, 2805, pip_variety=True)
+
+
+@pytest.mark.slow
+def test_a_big_one_pip_is_seen_as_big() -> None:
+    """A die showing one: its pip covers about one_scale squared as much of the top face."""
+    rig = make_rig(design("travel-magnetic"), 5, (640, 360))
+    x, z = board_xz(rig.design, 0.7, 0.3)
+    die = [DiePiece(1, (x, rig.die_size / 2, z), 20.0, rig.die_size)]
+    dark = []
+    for one_scale in (1.0, 2.2):
+        look = DiceLook((240, 238, 232), (20, 20, 22), 0.1, False, 1.0, 1.0, one_scale, None)
+        moment = Moment([(0, 0)] * 24, (0, 0), [], die, roll="valid", seed=1, dice_look=look)
+        tx, ty = (int(round(v)) for v in rig.play_camera.project([[x, rig.die_size, z]])[0])  # the top face's middle
+        window = (tx - 20, ty - 20, tx + 21, ty + 21)
+        image, _ = render_moment(rig, moment, rig.calibration_light, False, None, window=window)
+        gray = cv2.cvtColor(image[ty - 5:ty + 6, tx - 5:tx + 6], cv2.COLOR_BGR2GRAY)
+        dark.append(int((gray < 100).sum()))
+    assert dark[0] > 0 and dark[1] > 2 * dark[0]
 
 
 @pytest.mark.slow
