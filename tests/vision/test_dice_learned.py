@@ -50,6 +50,7 @@ def test_reads_the_dice_of_an_unseen_seed(unseen: Path) -> None:
     dataset = load_dataset(unseen)
     geometry = calibration_for(dataset).geometry
     exact = valid = 0
+    offs = []
     for name in dataset.frames:
         label = dataset.label(name)
         if label.get("roll") != "valid":
@@ -58,10 +59,12 @@ def test_reads_the_dice_of_an_unseen_seed(unseen: Path) -> None:
         dice = read_dice(dataset.image(name), geometry)
         said = Counter(d.value for d in dice)
         exact += said == Counter(int(d["value"]) for d in label["dice"])
-        for die in dice:  # where each die lies, too: within a third of a die of a labelled one
+        for die in dice:  # where each die lies, too: within 0.4 of a die of a labelled one, most far closer
             off = min(np.hypot(die.centre[0] - d["centre"][0], die.centre[1] - d["centre"][1]) for d in label["dice"])
-            assert off < 0.35 * geometry.die_size_px(die.centre), (name, die)
+            offs.append(off / geometry.die_size_px(die.centre))
+            assert offs[-1] < 0.4, (name, die)
     assert valid >= 10
+    assert float(np.median(offs)) < 0.2, f"dice lie {np.median(offs):.2f} of a die from their place (median)"
     assert exact / valid >= 0.8, f"{exact} of {valid} valid rolls read exactly"
 
 
