@@ -91,8 +91,8 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
     the frames' moments (the labels are computed from these).  With ``dice_variety`` every frame
     has dice of its own look (drawn from a stream of their own: the rest is as without); with
-    ``pip_variety`` too, pips of their own shape (`vary_pips`, from a third stream: the looks are
-    as without)."""
+    ``pip_variety`` too, pips of their own shape (`vary_pips`, from a stream of their own: the
+    looks are as without)."""
     rig = make_rig(design(design_name), seed, size, same_light=same_light)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)

@@ -40,7 +40,7 @@ MARGIN = 2.2
 def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: int | None = 1,
                  kind: str | None = None, pip_variety: bool = False) -> dict[str, np.ndarray]:
     """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none); with
-    ``kind``, each scene's dice laid again as that kind."""
+    ``kind``, each scene's dice laid again as that kind; with ``pip_variety``, pips of every shape."""
     if find_design(design).held_out:
         raise ValueError(f"{design} is a held-out design: never trained on")
     if kind is not None and kind not in DICE_KINDS:

@@ -151,7 +151,7 @@ def _die_object(name: str, value: int, size: float, rounding: float, drilled: bo
                 cut = f"cylinder {{ {_v(centre - n * 0.15)}, {_v(centre + n * 0.5)}, {pr * 0.95:.3f} }}"
             (one_cut if v == 1 and one_pip is not None else cuts).append(cut)
     rr = max(0.2, rounding * s)
-    one = f" union {{ {one_cut[0]} texture {{ {one_pip} }} }}" if one_cut else ""
+    one = f" object {{ {one_cut[0]} texture {{ {one_pip} }} }}" if one_cut else ""
     return (f"#declare {name} = difference {{ object {{ Round_Box(<{-h:.3f},{-h:.3f},{-h:.3f}>, <{h:.3f},{h:.3f},{h:.3f}>, "
             f"{rr:.3f}, 0) texture {{ {body} }} }} union {{ {' '.join(cuts)} texture {{ {pip} }} }}{one} }}\n")
 

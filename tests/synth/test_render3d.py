@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -242,7 +243,7 @@ def test_pip_variety_changes_only_the_pips_shape() -> None:
     # the same scenes and the same dice colours: only the pips' shape differs
     assert [label_of(m, rig.play_camera) for m in looks_only] == [label_of(m, rig.play_camera) for m in shaped]
     pairs = [(a.dice_look, b.dice_look) for a, b in zip(looks_only, shaped, strict=True)]
-    assert all(a is not None and b is not None and (a.body, a.pips, a.drilled) == (b.body, b.pips, b.drilled)
+    assert all(a is not None and b is not None and replace(b, pip_scale=1.0, spread=1.0, one_scale=1.0, one_pip=None) == a
                for a, b in pairs)
     shapes = [b for _, b in pairs if b is not None]
     scales = [look.pip_scale for look in shapes]
@@ -256,22 +257,31 @@ def test_pip_variety_changes_only_the_pips_shape() -> None:
         plan("tournament-cork", 4, 2805, pip_variety=True)
 
 
-@pytest.mark.slow
-def test_a_big_one_pip_is_seen_as_big() -> None:
-    """A die showing one: its pip covers about one_scale squared as much of the top face."""
+def _top_face(value: int, look: DiceLook) -> np.ndarray:
+    """The middle of a die's top face (11x11 px, BGR) showing ``value``, rendered with ``look``."""
     rig = make_rig(design("travel-magnetic"), 5, (640, 360))
     x, z = board_xz(rig.design, 0.7, 0.3)
-    die = [DiePiece(1, (x, rig.die_size / 2, z), 20.0, rig.die_size)]
-    dark = []
-    for one_scale in (1.0, 2.2):
+    die = [DiePiece(value, (x, rig.die_size / 2, z), 20.0, rig.die_size)]
+    moment = Moment([(0, 0)] * 24, (0, 0), [], die, roll="valid", seed=1, dice_look=look)
+    tx, ty = (int(round(v)) for v in rig.play_camera.project([[x, rig.die_size, z]])[0])
+    image, _ = render_moment(rig, moment, rig.calibration_light, False, None, window=(tx - 20, ty - 20, tx + 21, ty + 21))
+    return image[ty - 5:ty + 6, tx - 5:tx + 6]
+
+
+@pytest.mark.slow
+def test_a_big_one_pip_is_seen_big_and_red_when_red() -> None:
+    """A die showing one: its pip covers about one_scale squared as much of the top face, and is
+    red when the one's pip is; the other faces' pips are as they were."""
+    def dark(value: int, one_scale: float) -> int:
         look = DiceLook((240, 238, 232), (20, 20, 22), 0.1, False, 1.0, 1.0, one_scale, None)
-        moment = Moment([(0, 0)] * 24, (0, 0), [], die, roll="valid", seed=1, dice_look=look)
-        tx, ty = (int(round(v)) for v in rig.play_camera.project([[x, rig.die_size, z]])[0])  # the top face's middle
-        window = (tx - 20, ty - 20, tx + 21, ty + 21)
-        image, _ = render_moment(rig, moment, rig.calibration_light, False, None, window=window)
-        gray = cv2.cvtColor(image[ty - 5:ty + 6, tx - 5:tx + 6], cv2.COLOR_BGR2GRAY)
-        dark.append(int((gray < 100).sum()))
-    assert dark[0] > 0 and dark[1] > 2 * dark[0]
+        return int((cv2.cvtColor(_top_face(value, look), cv2.COLOR_BGR2GRAY) < 100).sum())
+
+    common, big = dark(1, 1.0), dark(1, 2.2)
+    assert common > 0 and big > 2 * common
+    assert dark(5, 2.2) == dark(5, 1.0)  # a big one leaves the five's pips alone
+    red = _top_face(1, DiceLook((240, 238, 232), (20, 20, 22), 0.1, False, 1.0, 1.0, 2.2, (200, 28, 34)))
+    b, g, r = (float(v) for v in red[4:7, 4:7].reshape(-1, 3).mean(axis=0))
+    assert r > 2 * g and r > 2 * b  # the pip in the middle is red, not the black of the others
 
 
 @pytest.mark.slow
