@@ -4,8 +4,8 @@ reader cuts a die on a board (synth.dice_photos).  Not a test; prints.
     .venv/bin/python bench/dice_values.py [--model ONNX] [--data DIR [--pips-only] [--subset odd|even|all]]
 
 Without ``--data``: the held-out half of ../shared/data/dice-photos (even photos; boxes around the
-pips only) and tests/data/real's dice-nellbyler, dice-piechowiak, dice-damiantab and dice-skovy
-(boxes around whole dice).  A die counts when its value is read (the reader's likeliest value, its crop and the
+pips only) and every dice set of tests/data/real (boxes around whole dice: dice-damiantab,
+dice-nellbyler, dice-piechowiak, dice-skovy).  A die counts when its value is read (the reader's likeliest value, its crop and the
 mirrored crop averaged, as on a board); a photo counts when every die of it is.  The finder is
 not measured here: it needs a board.
 """
@@ -26,11 +26,9 @@ from synth.dice_photos import crop, labelled_photo, photos_in  # noqa: E402
 from vision.dice_learned import READ_MODEL, read_crops  # noqa: E402
 
 REAL = ROOT / "tests" / "data" / "real"
+#: the held-out half of the shared ivory dice, then every committed real dice set (those with a classes.txt)
 DEFAULTS = [(ROOT.parent / "shared" / "data" / "dice-photos" / "images", True, "even"),
-            (REAL / "dice-nellbyler" / "images", False, "all"),
-            (REAL / "dice-piechowiak" / "images", False, "all"),
-            (REAL / "dice-damiantab" / "images", False, "all"),
-            (REAL / "dice-skovy" / "images", False, "all")]
+            *((labels.parent, False, "all") for labels in sorted(REAL.glob("dice-*/images/classes.txt")))]
 
 
 def measure(model: Path, folder: Path, pips_only: bool, subset: str) -> tuple[int, int, int, int]:

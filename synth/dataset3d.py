@@ -101,13 +101,10 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     moments = [random_moment(rig, rng, occluded_rate) for _ in range(frames)]
     if dice_variety:
         looks = np.random.default_rng([*design_seed(rig.design, seed), 2])
+        shapes = np.random.default_rng([*design_seed(rig.design, seed), 4]) if pip_variety else None
         for moment in moments:
-            moment.dice_look = random_dice_look(looks)
-        if pip_variety:
-            shapes = np.random.default_rng([*design_seed(rig.design, seed), 4])
-            for moment in moments:
-                assert moment.dice_look is not None
-                moment.dice_look = vary_pips(moment.dice_look, shapes)
+            look = random_dice_look(looks)
+            moment.dice_look = look if shapes is None else vary_pips(look, shapes)
     elif pip_variety:
         raise ValueError("pip variety needs dice variety")
     return rig, empty, start, moments

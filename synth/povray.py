@@ -127,6 +127,10 @@ PIP_GRID = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
 SIDES = {1: (2, 3), 6: (2, 3), 2: (1, 3), 5: (1, 3), 3: (1, 2), 4: (1, 2)}
 
 
+def _pip_texture(rgb: tuple[int, int, int]) -> str:
+    return f"pigment {{ {_lin(rgb)} }} finish {{ diffuse 0.8 specular 0.1 }}"
+
+
 def _die_object(name: str, value: int, size: float, rounding: float, drilled: bool, body: str, pip: str,
                 pip_scale: float = 1.0, spread: float = 1.0, one_scale: float = 1.0, one_pip: str | None = None) -> str:
     """A die with ``value`` up: pips ``pip_scale`` times the common die's radius, ``spread`` times
@@ -331,13 +335,14 @@ def scene_text(rig: Rig, moment: Moment, lighting: Lighting, camera: Camera) -> 
     body_rgb, pip_rgb = (look.body, look.pips) if look else (rig.die_body, rig.die_pips)
     rounding, drilled = (look.rounding, look.drilled) if look else (d.dice.rounding, d.dice.drilled)
     body = f"pigment {{ {_lin(body_rgb)} }} {finish}"
-    pip = f"pigment {{ {_lin(pip_rgb)} }} finish {{ diffuse 0.8 specular 0.1 }}"
+    pip = _pip_texture(pip_rgb)
+    pip_scale, spread, one_scale = (look.pip_scale, look.spread, look.one_scale) if look else (1.0, 1.0, 1.0)
+    one_pip = None if look is None or look.one_pip is None else _pip_texture(look.one_pip)
     declared: set[int] = set()
     for i, die in enumerate(moment.dice):
         if die.value not in declared:
-            shape = (look.pip_scale, look.spread, look.one_scale, None if look.one_pip is None else
-                     f"pigment {{ {_lin(look.one_pip)} }} finish {{ diffuse 0.8 specular 0.1 }}") if look else ()
-            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, rounding, drilled, body, pip, *shape))
+            out.append(_die_object(f"Die{die.value}", die.value, rig.die_size, rounding, drilled, body, pip,
+                                   pip_scale, spread, one_scale, one_pip))
             declared.add(die.value)
         lean = f"rotate x*{-die.tilt:.2f} rotate y*{90 - die.tilt_dir:.2f} " if die.tilt else ""
         out.append(f"object {{ Die{die.value} rotate y*{die.yaw + 37 * i:.1f} {lean}translate {_v(die.centre)} }}\n")
