@@ -140,6 +140,9 @@ train-gate: train-renders .venv-train/stamp
 SHARED_DATA ?= ../shared/data
 DICE_MORE = dicevar:2704:60 dicevar2:2705:30
 DICE_READERS = 0 1 2
+# the reader's layers (synth.train_dice.READ_LAYOUTS): "fine", two convolutions at the crop's full
+# size before the first pool, since 2026-12-06 (before, "plain")
+DICE_READ_LAYOUT = fine
 # the windowed dice scenes: name:seed[:option=value...], as TRAIN_3D's sets
 DICE_WINDOWS = window:2801 window2:2802 cocked:2803:--kind=cocked cocked2:2804:--kind=cocked \
   pips:2805:--pip-variety pipscocked:2806:--kind=cocked:--pip-variety
@@ -166,5 +169,5 @@ train-dice: train-renders .venv-train/stamp
 	for s in $(DICE_READERS); do $(TRAIN_PY) -m synth.train_dice \
 	  --train $(TRAIN_CACHE)/dicenpz/dice2d-*.npz $(TRAIN_CACHE)/dicenpz/3d-*.npz $(TRAIN_CACHE)/dicenpz/gate3d-*.npz \
 	  $(TRAIN_CACHE)/dicemore/*.npz $(TRAIN_CACHE)/dicewindows/*.npz --out $(TRAIN_CACHE)/dice_read/s$$s --only-read \
-	  --invert 0.2 --no-die-share 0.8 --read-epochs 24 --seed $$s --threads 1 || exit 1; done
+	  --read-layout $(DICE_READ_LAYOUT) --invert 0.2 --no-die-share 0.8 --read-epochs 24 --seed $$s --threads 1 || exit 1; done
 	$(TRAIN_PY) -m synth.merge_readers $(foreach s,$(DICE_READERS),$(TRAIN_CACHE)/dice_read/s$(s)) --out vision/models

@@ -52,14 +52,34 @@ class FindNet(nn.Module):
         return self.head(self.body(x))
 
 
+#: the reader's layers: a number is a 3x3 convolution to that many channels, "M" a 2x2 max pool;
+#: after them an average over the crop and one linear layer to the eight outputs
+READ_LAYOUTS: dict[str, tuple[int | str, ...]] = {
+    # one convolution at the crop's full size (the reader until 2026-12-06)
+    "plain": (24, "M", 32, "M", 48, "M", 64),
+    # two at full size before the first pool: a die 13-20 px across keeps its one- or two-pixel
+    # pips through a second layer before they are halved
+    "fine": (16, 24, "M", 32, "M", 48, "M", 64),
+}
+
+
 class ReadNet(nn.Module):
     """Die crop (3, CROP, CROP), standardised -> 7 logits (no die, 1..6) and one "not flat" logit."""
 
-    def __init__(self) -> None:
+    def __init__(self, layout: tuple[int | str, ...] = READ_LAYOUTS["plain"]) -> None:
         super().__init__()
-        self.body = nn.Sequential(_conv(3, 24), nn.MaxPool2d(2), _conv(24, 32), nn.MaxPool2d(2), _conv(32, 48),
-                                  nn.MaxPool2d(2), _conv(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(64, 8))
+        layers: list[nn.Module] = []
+        channels = 3
+        for step in layout:
+            if step == "M":
+                layers.append(nn.MaxPool2d(2))
+            else:
+                assert isinstance(step, int)
+                layers.append(_conv(channels, step))
+                channels = step
+        self.layout = tuple(layout)
+        self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(channels, 8))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(x))
@@ -73,8 +93,8 @@ def export_reader(reader: nn.Module, path: Path) -> None:
 
 
 def from_onnx(path: Path) -> ReadNet:
-    """A ReadNet holding the weights of an exported reader (``dice_read.onnx``), to fine-tune it or
-    merge it with others (synth.merge_readers).
+    """A ReadNet holding the weights of an exported reader (``dice_read.onnx``, of any layout), to
+    fine-tune it or merge it with others (synth.merge_readers).
     The export folded each batch norm into its convolution, so those convolutions get the folded
     weights and a bias, and the batch norms become identities (the statistics stay as trained)."""
     import onnx
@@ -83,7 +103,10 @@ def from_onnx(path: Path) -> ReadNet:
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     convs = [[weights[name] for name in node.input[1:]] for node in graph.node if node.op_type == "Conv"]
-    model = ReadNet()
+    # the layout read back from the graph: each convolution's channels, each max pool
+    layout = tuple(int(weights[node.input[1]].shape[0]) if node.op_type == "Conv" else "M"
+                   for node in graph.node if node.op_type in ("Conv", "MaxPool"))
+    model = ReadNet(layout)
     blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
     if len(blocks) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, the reader has {len(blocks)}")
@@ -200,13 +223,14 @@ def find_scores(model: FindNet, val: dict[str, np.ndarray]) -> dict[str, float]:
 def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, epochs: int, batch: int,
                rng: np.random.Generator, init: Path | None = None, invert: float = 0.0,
                max_lr: float = 3e-3, keep: float = 0.0,
-               no_die_share: float | None = None) -> tuple[ReadNet, list[dict[str, float]]]:
+               no_die_share: float | None = None,
+               layout: tuple[int | str, ...] = READ_LAYOUTS["plain"]) -> tuple[ReadNet, list[dict[str, float]]]:
     """The reader, afresh or fine-tuned from ``init``; ``keep`` > 0 (with ``init``) also pulls its
     outputs towards the initial reader's on every crop, those shown in negative too (learning
     without forgetting: what it learnt from data not in this run stays); ``no_die_share``: the
     no-die crops weigh this share of the value loss, whatever the mix of this run (chosen by hand:
     a mix of mostly dice teaches it to see dice everywhere)."""
-    model = from_onnx(init) if init is not None else ReadNet()
+    model = from_onnx(init) if init is not None else ReadNet(layout)
     teacher = from_onnx(init).eval() if init is not None and keep > 0 else None
     crops, values = data["crops"], data["values"].astype(np.int64)
     tilted = data["crop_tilted"].astype(np.float32)
@@ -274,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-find", action="store_true", help="train the finder only")
     parser.add_argument("--init-read", type=Path, help="fine-tune this exported reader instead of starting afresh")
     parser.add_argument("--invert", type=float, default=0.0, help="share of reader crops shown in negative")
+    parser.add_argument("--read-layout", choices=sorted(READ_LAYOUTS), default="plain",
+                        help="the reader's layers (READ_LAYOUTS; a fine-tuned reader keeps its own)")
     parser.add_argument("--read-lr", type=float, default=3e-3, help="the reader's peak learning rate")
     parser.add_argument("--no-die-share", type=float, default=None,
                         help="share of the value loss the no-die crops weigh (default: as they come)")
@@ -304,11 +330,13 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.only_find:
         reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
-                                          args.read_lr, args.keep, args.no_die_share)
+                                          args.read_lr, args.keep, args.no_die_share,
+                                          READ_LAYOUTS[args.read_layout])
         export_reader(reader.eval(), args.out / "dice_read.onnx")
         card.update({"crop_size": CROP, "read_epochs": args.read_epochs, "read_lr": args.read_lr,
                      "invert": args.invert, "keep": args.keep, "no_die_share": args.no_die_share,
                      "init": args.init_read.name if args.init_read is not None else None,
+                     "read_layout": "-".join(str(step) for step in reader.layout),
                      "read_parameters": int(sum(p.numel() for p in reader.parameters())),
                      "read_history": read_history})
     if not args.only_read:
