@@ -6,7 +6,7 @@ every generator is seeded; the data are what `synth.dice_data` cut from labelled
 models are exported to ONNX for ONNX Runtime and OpenCV's `cv2.dnn` (the appliance never imports torch).
 
     python -m synth.train_dice --train CACHE/*.npz [--val CACHE/other*.npz] \
-        --out vision/models --epochs 10 --seed 0 [--only-find | --only-read]
+        --out vision/models --epochs 10 --seed 0 [--only-find | --only-read] [--read-layout fine]
 
 Each run writes its record beside the models: ``dice.train.json`` (both networks),
 ``dice_find.train.json`` (``--only-find``) or ``dice_read.train.json`` (``--only-read``).
@@ -73,10 +73,11 @@ class ReadNet(nn.Module):
         for step in layout:
             if step == "M":
                 layers.append(nn.MaxPool2d(2))
-            else:
-                assert isinstance(step, int)
+            elif isinstance(step, int) and step > 0:
                 layers.append(_conv(channels, step))
                 channels = step
+            else:
+                raise ValueError(f"a reader's layer is a channel count or \"M\", not {step!r}")
         self.layout = tuple(layout)
         self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(channels, 8))
@@ -102,10 +103,15 @@ def from_onnx(path: Path) -> ReadNet:
 
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    if "head.1.weight" not in weights:
+        raise ValueError(f"{path}: not one reader (a merged reader? give one of its members)")
     convs = [[weights[name] for name in node.input[1:]] for node in graph.node if node.op_type == "Conv"]
     # the layout read back from the graph: each convolution's channels, each max pool
     layout = tuple(int(weights[node.input[1]].shape[0]) if node.op_type == "Conv" else "M"
                    for node in graph.node if node.op_type in ("Conv", "MaxPool"))
+    inputs = [3] + [int(w.shape[0]) for w, _ in convs[:-1]]
+    if [int(w.shape[1]) for w, _ in convs] != inputs:
+        raise ValueError(f"{path}: its convolutions are not one chain, as a reader's are")
     model = ReadNet(layout)
     blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
     if len(blocks) != len(convs):
@@ -298,8 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-find", action="store_true", help="train the finder only")
     parser.add_argument("--init-read", type=Path, help="fine-tune this exported reader instead of starting afresh")
     parser.add_argument("--invert", type=float, default=0.0, help="share of reader crops shown in negative")
-    parser.add_argument("--read-layout", choices=sorted(READ_LAYOUTS), default="plain",
-                        help="the reader's layers (READ_LAYOUTS; a fine-tuned reader keeps its own)")
+    parser.add_argument("--read-layout", choices=sorted(READ_LAYOUTS),
+                        help="the reader's layers (READ_LAYOUTS; default plain; not with --init-read, "
+                             "whose reader keeps its own)")
     parser.add_argument("--read-lr", type=float, default=3e-3, help="the reader's peak learning rate")
     parser.add_argument("--no-die-share", type=float, default=None,
                         help="share of the value loss the no-die crops weigh (default: as they come)")
@@ -310,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--no-die-share must lie between 0 and 1")
     if args.keep and args.init_read is None:
         parser.error("--keep pulls towards the reader of --init-read: give one")
+    if args.read_layout is not None and args.init_read is not None:
+        parser.error("--read-layout with --init-read: a fine-tuned reader keeps the layout it has")
     if args.only_read and args.only_find:
         parser.error("--only-read and --only-find leave nothing to train together")
     torch.manual_seed(args.seed)
@@ -331,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.only_find:
         reader, read_history = train_read(data, val, args.read_epochs, 256, rng, args.init_read, args.invert,
                                           args.read_lr, args.keep, args.no_die_share,
-                                          READ_LAYOUTS[args.read_layout])
+                                          READ_LAYOUTS[args.read_layout or "plain"])
         export_reader(reader.eval(), args.out / "dice_read.onnx")
         card.update({"crop_size": CROP, "read_epochs": args.read_epochs, "read_lr": args.read_lr,
                      "invert": args.invert, "keep": args.keep, "no_die_share": args.no_die_share,
