@@ -93,6 +93,8 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     has dice of its own look (drawn from a stream of their own: the rest is as without); with
     ``pip_variety`` too, pips of their own shape (`vary_pips`, from a stream of their own: the
     looks are as without)."""
+    if pip_variety and not dice_variety:
+        raise ValueError("pip variety needs dice variety")
     rig = make_rig(design(design_name), seed, size, same_light=same_light)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
@@ -105,8 +107,6 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
         for moment in moments:
             look = random_dice_look(looks)
             moment.dice_look = look if shapes is None else vary_pips(look, shapes)
-    elif pip_variety:
-        raise ValueError("pip variety needs dice variety")
     return rig, empty, start, moments
 
 

@@ -112,10 +112,8 @@ def from_onnx(path: Path) -> ReadNet:
     inputs = [3] + [int(w.shape[0]) for w, _ in convs[:-1]]
     if [int(w.shape[1]) for w, _ in convs] != inputs:
         raise ValueError(f"{path}: its convolutions are not one chain, as a reader's are")
-    model = ReadNet(layout)
+    model = ReadNet(layout)  # a block for each convolution of the graph, built from it
     blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
-    if len(blocks) != len(convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the reader has {len(blocks)}")
     for block, (w, b) in zip(blocks, convs, strict=True):
         conv = nn.Conv2d(w.shape[1], w.shape[0], 3, padding=1, bias=True)
         conv.weight.data = torch.from_numpy(w.copy())
