@@ -18,6 +18,7 @@ checker) is about, as synth.dice_data marks it, against every other die.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 from pathlib import Path
 
@@ -105,14 +106,21 @@ def from_onnx(path: Path) -> ReadNet:
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     if "head.1.weight" not in weights:
         raise ValueError(f"{path}: not one reader (a merged reader? give one of its members)")
-    convs = [[weights[name] for name in node.input[1:]] for node in graph.node if node.op_type == "Conv"]
-    # the layout read back from the graph: each convolution's channels, each max pool
-    layout = tuple(int(weights[node.input[1]].shape[0]) if node.op_type == "Conv" else "M"
-                   for node in graph.node if node.op_type in ("Conv", "MaxPool"))
+    # the convolutions' (weight, bias) and the layout read back from the graph in one walk: each
+    # convolution's channels, each max pool
+    convs: list[tuple[np.ndarray, np.ndarray]] = []
+    layout: list[int | str] = []
+    for node in graph.node:
+        if node.op_type == "Conv":
+            w, b = (weights[name] for name in node.input[1:])
+            convs.append((w, b))
+            layout.append(int(w.shape[0]))
+        elif node.op_type == "MaxPool":
+            layout.append("M")
     inputs = [3] + [int(w.shape[0]) for w, _ in convs[:-1]]
     if [int(w.shape[1]) for w, _ in convs] != inputs:
         raise ValueError(f"{path}: its convolutions are not one chain, as a reader's are")
-    model = ReadNet(layout)  # a block for each convolution of the graph, built from it
+    model = ReadNet(tuple(layout))  # a block for each convolution of the graph, built from it
     blocks = [m for m in model.body if isinstance(m, nn.Sequential)]
     for block, (w, b) in zip(blocks, convs, strict=True):
         conv = nn.Conv2d(w.shape[1], w.shape[0], 3, padding=1, bias=True)
@@ -235,7 +243,8 @@ def train_read(data: dict[str, np.ndarray], val: dict[str, np.ndarray] | None, e
     no-die crops weigh this share of the value loss, whatever the mix of this run (chosen by hand:
     a mix of mostly dice teaches it to see dice everywhere)."""
     model = from_onnx(init) if init is not None else ReadNet(layout)
-    teacher = from_onnx(init).eval() if init is not None and keep > 0 else None
+    # the initial reader, kept as it is (a copy, not the file read again)
+    teacher = copy.deepcopy(model).eval() if init is not None and keep > 0 else None
     crops, values = data["crops"], data["values"].astype(np.int64)
     tilted = data["crop_tilted"].astype(np.float32)
     share = float((tilted > 0.5).sum()) / max(1.0, float((tilted >= 0).sum()))
