@@ -85,13 +85,17 @@ train: train-checkers train-gate train-dice
 
 # every 3-D tuning set above, each tuning design (a set already whole is kept; one cut short, with
 # no dataset.json yet, is rendered again)
-train-renders: setup
-	for set in $(TRAIN_3D); do \
+# RENDER_3D(sets): render each DIR:SEED:FRAMES[:options] set for every tuning design
+define RENDER_3D
+for set in $(1); do \
 	  dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; rest=$${rest#*:}; frames=$${rest%%:*}; \
 	  opts=$$(echo "$$rest" | awk -F: '{for (i = 2; i <= NF; i++) printf "%s ", $$i}' | tr '=' ' '); \
 	  for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/$$dir/$$d/dataset.json || .venv/bin/referee render3d \
 	    --dataset $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed $$opts --quiet || exit 1; done; \
 	done
+endef
+train-renders: setup
+	$(call RENDER_3D,$(TRAIN_3D))
 
 # The learned checker counter (vision/models/checker_count.onnx): 2-D renderer seeds 20001-20006
 # (150 frames each) and every 3-D tuning set; the point strips cut with their empty-board strips.
@@ -107,17 +111,19 @@ train-checkers: train-renders .venv-train/stamp
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
 # and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D sets with
-# hands (seeds 2601 and 2602, 640x360, half with a hand; corners moved by up to 6 px, seed 2601
-# counted twice) and, once each, the 3-D tuning sets of seeds 1901, 2701, 2702 and 3301 (mostly clear
-# frames under a moved lamp).
+# hands (seeds 2601 and 2602 of TRAIN_3D and the hand test's own HANDS_3D, 640x360, half with a
+# hand; corners moved by up to 6 px, seed 2601 counted twice) and, once each, the 3-D tuning sets
+# of seeds 1901, 2701, 2702 and 3301 (mostly clear frames under a moved lamp).
+HANDS_3D = gate3d3:2603:80:--size=640x360:--occluded-rate=0.5
 train-gate: train-renders .venv-train/stamp
+	$(call RENDER_3D,$(HANDS_3D))
 	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/views
 	for s in $$(seq 21001 21004); do test -f $(TRAIN_CACHE)/gate2d/s$$s/dataset.json || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/s$$s --frames 200 --seed $$s --occluded-rate 0.5 >/dev/null; done
 	for s in $$(seq 21101 21140); do test -f $(TRAIN_CACHE)/gate2d/m$$s/dataset.json || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/m$$s --frames 25 --seed $$s --occluded-rate 0.5 >/dev/null; done
 	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate2d/* --out $(TRAIN_CACHE)/views/2d --jitter 0
-	for k in gate3d gate3d2; do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
+	for k in gate3d gate3d2 $(foreach set,$(HANDS_3D),$(firstword $(subst :, ,$(set)))); do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
 	for k in 3d 3d-same dice3d dice3d2 checkers3d; do \
 	  $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 1 || exit 1; done
 	t3=$$(ls $(TRAIN_CACHE)/views/gate3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
