@@ -83,9 +83,8 @@ TRAIN_3D = 3d:1901:40 3d-same:1901:20:--same-light gate3d:2601:40:--size=640x360
 
 train: train-checkers train-gate train-dice
 
-# every 3-D tuning set above, each tuning design (a set already whole is kept; one cut short, with
-# no dataset.json yet, is rendered again)
-# RENDER_3D(sets): render each DIR:SEED:FRAMES[:options] set for every tuning design
+# RENDER_3D(sets): render each DIR:SEED:FRAMES[:options] set for every tuning design (a set already
+# whole is kept; one cut short, with no dataset.json yet, is rendered again)
 define RENDER_3D
 for set in $(1); do \
 	  dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; rest=$${rest#*:}; frames=$${rest%%:*}; \
@@ -94,6 +93,8 @@ for set in $(1); do \
 	    --dataset $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed $$opts --quiet || exit 1; done; \
 	done
 endef
+
+# every 3-D tuning set above, each tuning design
 train-renders: setup
 	$(call RENDER_3D,$(TRAIN_3D))
 
@@ -115,6 +116,8 @@ train-checkers: train-renders .venv-train/stamp
 # hand; corners moved by up to 6 px, seed 2601 counted twice) and, once each, the 3-D tuning sets
 # of seeds 1901, 2701, 2702 and 3301 (mostly clear frames under a moved lamp).
 HANDS_3D = gate3d3:2603:80:--size=640x360:--occluded-rate=0.5
+GATE_HANDS = gate3d gate3d2 $(foreach set,$(HANDS_3D),$(firstword $(subst :, ,$(set))))
+GATE_CLEAR = 3d 3d-same dice3d dice3d2 checkers3d
 train-gate: train-renders .venv-train/stamp
 	$(call RENDER_3D,$(HANDS_3D))
 	mkdir -p $(TRAIN_CACHE)/gate2d $(TRAIN_CACHE)/views
@@ -123,11 +126,12 @@ train-gate: train-renders .venv-train/stamp
 	for s in $$(seq 21101 21140); do test -f $(TRAIN_CACHE)/gate2d/m$$s/dataset.json || .venv/bin/referee render \
 	  --dataset $(TRAIN_CACHE)/gate2d/m$$s --frames 25 --seed $$s --occluded-rate 0.5 >/dev/null; done
 	$(PY) -m synth.gate_data $(TRAIN_CACHE)/gate2d/* --out $(TRAIN_CACHE)/views/2d --jitter 0
-	for k in gate3d gate3d2 $(foreach set,$(HANDS_3D),$(firstword $(subst :, ,$(set)))); do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
-	for k in 3d 3d-same dice3d dice3d2 checkers3d; do \
+	for k in $(GATE_HANDS); do $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 6 || exit 1; done
+	for k in $(GATE_CLEAR); do \
 	  $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 1 || exit 1; done
 	t3=$$(ls $(TRAIN_CACHE)/views/gate3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
-	  --train $(TRAIN_CACHE)/views/*/*.npz $$t3 --out vision/models/occluder.onnx --epochs 8 --seed 0
+	  --train $(foreach k,$(sort 2d $(GATE_HANDS) $(GATE_CLEAR)),$(TRAIN_CACHE)/views/$(k)/*.npz) $$t3 \
+	  --out vision/models/occluder.onnx --epochs 8 --seed 0
 
 # The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx): two networks, trained
 # apart.  The finder: 2-D renderer seeds 22001-22005 (250 frames) and every 3-D tuning set, clear
