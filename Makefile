@@ -83,6 +83,8 @@ TRAIN_3D = 3d:1901:40 3d-same:1901:20:--same-light gate3d:2601:40:--size=640x360
 
 train: train-checkers train-gate train-dice
 
+# set_dirs(sets): the DIR of each DIR:SEED:FRAMES[:options] set
+set_dirs = $(foreach set,$(1),$(firstword $(subst :, ,$(set))))
 # RENDER_3D(sets): render each DIR:SEED:FRAMES[:options] set for every tuning design (a set already
 # whole is kept; one cut short, with no dataset.json yet, is rendered again)
 define RENDER_3D
@@ -105,9 +107,9 @@ train-checkers: train-renders .venv-train/stamp
 	for s in $$(seq 20001 20006); do test -f $(TRAIN_CACHE)/2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
-	for set in $(TRAIN_3D); do k=$${set%%:*}; \
+	for k in $(call set_dirs,$(TRAIN_3D)); do \
 	  $(PY) -m synth.checker_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/strips/$$k --jitter 3 || exit 1; done
-	$(TRAIN_PY) -m synth.train_checkers --train $(TRAIN_CACHE)/strips/*/*.npz \
+	$(TRAIN_PY) -m synth.train_checkers --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
 	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
@@ -116,7 +118,7 @@ train-checkers: train-renders .venv-train/stamp
 # hand; corners moved by up to 6 px, seed 2601 counted twice) and, once each, the 3-D tuning sets
 # of seeds 1901, 2701, 2702 and 3301 (mostly clear frames under a moved lamp).
 HANDS_3D = gate3d3:2603:80:--size=640x360:--occluded-rate=0.5
-GATE_HANDS = gate3d gate3d2 $(foreach set,$(HANDS_3D),$(firstword $(subst :, ,$(set))))
+GATE_HANDS = gate3d gate3d2 $(call set_dirs,$(HANDS_3D))
 GATE_CLEAR = 3d 3d-same dice3d dice3d2 checkers3d
 train-gate: train-renders .venv-train/stamp
 	$(call RENDER_3D,$(HANDS_3D))
@@ -130,7 +132,7 @@ train-gate: train-renders .venv-train/stamp
 	for k in $(GATE_CLEAR); do \
 	  $(PY) -m synth.gate_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/views/$$k --jitter 1 || exit 1; done
 	t3=$$(ls $(TRAIN_CACHE)/views/gate3d/*.npz); $(TRAIN_PY) -m synth.train_gate \
-	  --train $(foreach k,$(sort 2d $(GATE_HANDS) $(GATE_CLEAR)),$(TRAIN_CACHE)/views/$(k)/*.npz) $$t3 \
+	  --train $(sort $(foreach k,2d $(GATE_HANDS) $(GATE_CLEAR),$(TRAIN_CACHE)/views/$(k)/*.npz)) $$t3 \
 	  --out vision/models/occluder.onnx --epochs 8 --seed 0
 
 # The learned dice reader (vision/models/dice_find.onnx, dice_read.onnx): two networks, trained
