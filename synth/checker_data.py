@@ -11,7 +11,7 @@ nudged after calibration).  Output: one ``.npz`` per dataset with ``strips`` (N,
 ``references`` (N, H, W, 3) uint8: the same strip cut the same way from the dataset's photo of
 the empty board (taken under the calibration's light), all zero when it has none.
 
-    python -m synth.checker_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0]
+    python -m synth.checker_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0] [--measure]
 """
 
 from __future__ import annotations

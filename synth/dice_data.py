@@ -15,7 +15,7 @@ from the dataset's corners (and ``jitter`` more with the corners moved by up to
 
 Output: one ``.npz`` per dataset.
 
-    python -m synth.dice_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0]
+    python -m synth.dice_data DATASET... --out CACHE_DIR [--jitter 1] [--seed 0] [--measure]
 """
 
 from __future__ import annotations

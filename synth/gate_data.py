@@ -8,7 +8,7 @@ pixels off, a camera nudged after calibration).  The references (empty board, st
 clear views too.  Output: one ``.npz`` per dataset with ``views`` (N, H, W, 3) uint8 and ``hands``
 (N,) 1 where a hand or arm is over the surface.
 
-    python -m synth.gate_data DATASET... --out CACHE_DIR [--jitter 2] [--seed 0]
+    python -m synth.gate_data DATASET... --out CACHE_DIR [--jitter 2] [--seed 0] [--measure]
 """
 
 from __future__ import annotations
