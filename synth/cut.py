@@ -17,16 +17,26 @@ import numpy as np
 from synth.designs import design as find_design
 from vision.dataset import load_dataset
 
-__all__ = ["cut_datasets", "refuse_held_out"]
+__all__ = ["cut_datasets", "not_for_training"]
 
 
-def refuse_held_out(path: Path) -> None:
-    """ValueError when the dataset at ``path`` was rendered of a design held out from training (its
-    ``generator.design``; the 2-D renderer's sets and photos name none)."""
-    generator = load_dataset(path).meta.get("generator")
+def not_for_training(path: Path) -> str | None:
+    """Why the dataset at ``path`` must not be trained on: it was rendered of a design held out from
+    training, or of one `synth.designs` no longer lists (its ``generator.design``); else None (a
+    tuning design, the 2-D renderer's sets and photos, which name none, or no readable dataset
+    there: cutting it then says what is wrong)."""
+    try:
+        generator = load_dataset(path).meta.get("generator")
+    except (ValueError, OSError):
+        return None
     name = generator.get("design") if isinstance(generator, dict) else None
-    if isinstance(name, str) and find_design(name).held_out:
-        raise ValueError(f"{name} is a held-out design: never trained on")
+    if not isinstance(name, str):
+        return None
+    try:
+        held_out = find_design(name).held_out
+    except ValueError as error:
+        return f"{error}: never trained on"
+    return f"{name} is a held-out design: never trained on" if held_out else None
 
 
 def cut_datasets(argv: list[str] | None, doc: str, cut: Callable[[Path, int, int], dict[str, np.ndarray]],
@@ -34,8 +44,9 @@ def cut_datasets(argv: list[str] | None, doc: str, cut: Callable[[Path, int, int
                  name: Callable[[Path], str] = lambda path: path.name, skip_bad: bool = False) -> int:
     """``DATASET... --out DIR [--jitter N] [--seed S] [--measure]``: ``cut(path, jitter, seed)`` of
     each dataset not cut yet to ``DIR/<name(path)>.npz`` (the seed is ``S`` plus the dataset's place
-    in the list).  A dataset of a held-out design (`refuse_held_out`) stops the run (exit 2) unless
-    ``--measure``; one that cannot be cut stops it too, or is skipped with ``skip_bad``."""
+    in the list).  A dataset of a held-out design (`not_for_training`), cut already or not, stops the
+    run (exit 2) unless ``--measure``; one that cannot be cut stops it too, or is skipped with
+    ``skip_bad``."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("datasets", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, required=True)
@@ -46,15 +57,14 @@ def cut_datasets(argv: list[str] | None, doc: str, cut: Callable[[Path, int, int
     args: Any = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for i, path in enumerate(args.datasets):
+        # never skipped, even when cut already: a training run without it is not what was asked
+        reason = None if args.measure else not_for_training(path)
+        if reason:
+            print(f"referee: {path}: {reason}", file=sys.stderr)
+            return 2
         target = args.out / f"{name(path)}.npz"
         if target.exists():
             continue
-        try:
-            if not args.measure:
-                refuse_held_out(path)
-        except ValueError as error:  # never skipped: a training run without it is not what was asked
-            print(f"referee: {path}: {error}", file=sys.stderr)
-            return 2
         try:
             data = cut(path, args.jitter, args.seed + i)
         except (ValueError, OSError) as error:

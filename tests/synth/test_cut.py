@@ -49,3 +49,13 @@ def test_a_held_out_design_is_cut_only_for_measuring(cutter: str, frames: Path, 
     measured = tmp_path / "measured"
     assert main([str(as_design(frames, HELD_OUT)), "--out", str(measured), "--jitter", "0", "--measure"]) == 0
     assert len(list(measured.glob("*.npz"))) == 1
+    # and once cut, for training it is still refused: its cut file left in a training folder
+    capsys.readouterr()
+    assert main([str(frames), "--out", str(measured), "--jitter", "0"]) == 2
+    assert HELD_OUT in capsys.readouterr().err
+
+
+def test_a_folder_that_is_no_dataset_is_still_skipped_where_the_cutter_skips(tmp_path: Path) -> None:
+    (tmp_path / "not-a-set").mkdir()
+    assert checker_data.main([str(tmp_path / "not-a-set"), "--out", str(tmp_path / "out")]) == 0
+    assert gate_data.main([str(tmp_path / "not-a-set"), "--out", str(tmp_path / "out")]) == 2
