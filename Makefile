@@ -163,14 +163,14 @@ train-dice: train-renders .venv-train/stamp
 	for s in $$(seq 22001 22005); do test -f $(TRAIN_CACHE)/dice2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/dice2d/s$$s --frames 250 --seed $$s >/dev/null; done
 	$(PY) -m synth.dice_data $(TRAIN_CACHE)/dice2d/* --out $(TRAIN_CACHE)/dicenpz --jitter 0
-	$(PY) -m synth.dice_data $$(for set in $(TRAIN_3D); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
+	$(PY) -m synth.dice_data $(foreach k,$(call set_dirs,$(TRAIN_3D)),$(TRAIN_CACHE)/$(k)/*) \
 	  --out $(TRAIN_CACHE)/dicenpz --jitter 1
 	$(TRAIN_PY) -m synth.train_dice --train $(TRAIN_CACHE)/dicenpz/*.npz --out vision/models --only-find --epochs 8 --seed 0
 	for set in $(DICE_MORE); do dir=$${set%%:*}; rest=$${set#*:}; seed=$${rest%%:*}; frames=$${rest#*:}; \
 	  for d in $(TUNING_DESIGNS); do test -f $(TRAIN_CACHE)/$$dir/$$d/dataset.json || .venv/bin/referee render3d --dataset \
 	    $(TRAIN_CACHE)/$$dir/$$d --design $$d --frames $$frames --seed $$seed --dice-variety --occluded-rate 0.05 \
 	    --quiet || exit 1; done; done
-	$(PY) -m synth.dice_data $$(for set in $(DICE_MORE); do echo $(TRAIN_CACHE)/$${set%%:*}/*; done) \
+	$(PY) -m synth.dice_data $(foreach k,$(call set_dirs,$(DICE_MORE)),$(TRAIN_CACHE)/$(k)/*) \
 	  --out $(TRAIN_CACHE)/dicemore --jitter 3
 	for w in $(DICE_WINDOWS); do name=$${w%%:*}; rest=$${w#*:}; seed=$${rest%%:*}; \
 	  opts=$$(echo "$${rest#$$seed}" | tr ':=' '  '); for d in $(TUNING_DESIGNS); do \

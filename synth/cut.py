@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from synth.designs import design as find_design
+from synth.designs import training_design
 from vision.dataset import load_dataset
 
 __all__ = ["cut_datasets", "not_for_training"]
@@ -33,10 +33,10 @@ def not_for_training(path: Path) -> str | None:
     if not isinstance(name, str):
         return None
     try:
-        held_out = find_design(name).held_out
+        training_design(name)
     except ValueError as error:
-        return f"{error}: never trained on"
-    return f"{name} is a held-out design: never trained on" if held_out else None
+        return str(error)
+    return None
 
 
 def cut_datasets(argv: list[str] | None, doc: str, cut: Callable[[Path, int, int], dict[str, np.ndarray]],

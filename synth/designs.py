@@ -211,3 +211,12 @@ def design(name: str) -> Design:
         return _BY_NAME[name]
     except KeyError:
         raise ValueError(f"unknown design {name!r} (see referee render3d --list-designs)") from None
+
+
+def training_design(name: str) -> Design:
+    """The design called ``name`` when a reader may be trained on it, else ValueError (unknown, or
+    held out: the readers are measured on those designs, never trained on them)."""
+    found = design(name)
+    if found.held_out:
+        raise ValueError(f"{name} is a held-out design: never trained on")
+    return found

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from synth.dataset3d import plan, render_moment
-from synth.designs import design as find_design
+from synth.designs import training_design
 from synth.dice_data import crop_samples, frame_tilted, labelled_die_crop
 from synth.scene import DICE_KINDS, label_of, place_dice
 from vision.calibration import calibrate
@@ -41,8 +41,7 @@ def window_crops(design: str, scenes: int, seed: int, jitter: int = 3, threads: 
                  kind: str | None = None, pip_variety: bool = False) -> dict[str, np.ndarray]:
     """Die crops of ``scenes`` scenes of ``design`` (the scenes with no die give none); with
     ``kind``, each scene's dice laid again as that kind; with ``pip_variety``, pips of every shape."""
-    if find_design(design).held_out:
-        raise ValueError(f"{design} is a held-out design: never trained on")
+    training_design(design)
     if kind is not None and kind not in DICE_KINDS:
         raise ValueError(f"--kind must be one of {', '.join(DICE_KINDS)}, not {kind!r}")
     rig_size = (1280, 720)
