@@ -7,7 +7,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnubg chromium gcc-avr avr-libc arduino-mk arduino-core-avr mosquitto povray
 PYTEST_ARGS ?=
 
-.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-renders train-checkers train-gate train-dice
+.PHONY: all setup apt venv test lint typecheck pytest firmware demo bench clean train train-renders train-checkers checker-strips train-bar train-gate train-dice
 
 all: test
 
@@ -102,15 +102,32 @@ train-renders: setup
 
 # The learned checker counter (vision/models/checker_count.onnx): 2-D renderer seeds 20001-20006
 # (150 frames each) and every 3-D tuning set; the point strips cut with their empty-board strips.
-train-checkers: train-renders .venv-train/stamp
+# Then the bar reader made again from it (train-bar).
+train-checkers: checker-strips .venv-train/stamp
+	$(TRAIN_PY) -m synth.train_checkers --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
+	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
+	$(MAKE) train-bar
+
+# The strips both counters learn from: the renders above and the bar reader's own BAR_3D (seed 3302,
+# and seed 3401 with both sides on the bar in 4 frames of 5, no hands).
+BAR_3D = checkers3d2:3302:60 bar3d:3401:30:--bar-rate=0.8:--occluded-rate=0
+checker-strips: train-renders
+	$(call RENDER_3D,$(BAR_3D))
 	mkdir -p $(TRAIN_CACHE)/2d $(TRAIN_CACHE)/strips
 	for s in $$(seq 20001 20006); do test -f $(TRAIN_CACHE)/2d/s$$s/dataset.json || \
 	  .venv/bin/referee render --dataset $(TRAIN_CACHE)/2d/s$$s --frames 150 --seed $$s >/dev/null; done
 	$(PY) -m synth.checker_data $(TRAIN_CACHE)/2d/* --out $(TRAIN_CACHE)/strips/2d --jitter 0
-	for k in $(call set_dirs,$(TRAIN_3D)); do \
+	for k in $(call set_dirs,$(TRAIN_3D) $(BAR_3D)); do \
 	  $(PY) -m synth.checker_data $(TRAIN_CACHE)/$$k/* --out $(TRAIN_CACHE)/strips/$$k --jitter 3 || exit 1; done
-	$(TRAIN_PY) -m synth.train_checkers --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
-	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
+
+# The bar reader (vision/models/bar_count.onnx): the checker counter as it is in vision/models,
+# trained further (its batch norms kept) on every bar half of the counter's strips and BAR_3D's
+# and a tenth of their points, 4 epochs at a lower peak rate.
+train-bar: checker-strips .venv-train/stamp
+	$(TRAIN_PY) -m synth.train_checkers \
+	  --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D) $(BAR_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
+	  --init-onnx vision/models/checker_count.onnx --point-share 0.1 --max-lr 1e-3 \
+	  --out vision/models/bar_count.onnx --epochs 4 --seed 0
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
 # and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D sets with

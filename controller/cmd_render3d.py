@@ -23,6 +23,8 @@ def register(commands: Any) -> None:
     r3.add_argument("--dice-variety", action="store_true",
                     help="every frame's dice of their own colours (any common set), not the design's")
     r3.add_argument("--occluded-rate", type=float, default=0.15, help="share of frames with a hand over the board")
+    r3.add_argument("--bar-rate", type=float, default=0.2,
+                    help="share of frames in which each side has checkers on the bar (default 0.2)")
     r3.add_argument("--fine", action="store_true", help="anti-aliased (about twice the time)")
     r3.add_argument("--threads", type=int, default=None, help="POV-Ray render threads (default: all cores)")
     r3.add_argument("--contact-sheet", metavar="DIR", help="draw a dataset's frames with their labels")
@@ -56,6 +58,8 @@ def _render3d(args: argparse.Namespace) -> int:
         raise ValueError("--frames must be at least 1")
     if not 0 <= args.occluded_rate <= 1:
         raise ValueError("--occluded-rate must be between 0 and 1")
+    if not 0 <= args.bar_rate <= 1:
+        raise ValueError("--bar-rate must be between 0 and 1")
     size = dataset3d.parse_size(args.size)
     dataset3d.design(args.design)  # unknown design: one line, before anything is written
 
@@ -65,7 +69,7 @@ def _render3d(args: argparse.Namespace) -> int:
 
     out = dataset3d.render_dataset(args.dataset, args.design, args.frames, args.seed, size,
                                    same_light=args.same_light, occluded_rate=args.occluded_rate,
-                                   dice_variety=args.dice_variety,
+                                   dice_variety=args.dice_variety, bar_rate=args.bar_rate,
                                    quality="fine" if args.fine else "standard", threads=args.threads,
                                    progress=progress)
     print(f"wrote {args.frames} frames to {out}")

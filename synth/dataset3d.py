@@ -20,6 +20,7 @@ import numpy as np
 from synth.designs import DESIGNS, design
 from synth.povray import develop, incident_light, render_linear, scene_text
 from synth.scene import (
+    BAR_RATE,
     Lighting,
     Moment,
     Rig,
@@ -87,7 +88,7 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
 
 def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720), *, same_light: bool = False,
          occluded_rate: float = 0.15, dice_variety: bool = False,
-         pip_variety: bool = False) -> tuple[Rig, Moment, Moment, list[Moment]]:
+         pip_variety: bool = False, bar_rate: float = BAR_RATE) -> tuple[Rig, Moment, Moment, list[Moment]]:
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
     the frames' moments (the labels are computed from these).  With ``dice_variety`` every frame
     has dice of its own look (drawn from a stream of their own: the rest is as without); with
@@ -100,7 +101,7 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
     points, bar = start_counts()
     start = moment_from_counts(rig, points, bar, seed + 3)
-    moments = [random_moment(rig, rng, occluded_rate) for _ in range(frames)]
+    moments = [random_moment(rig, rng, occluded_rate, bar_rate) for _ in range(frames)]
     if dice_variety:
         looks = np.random.default_rng([*design_seed(rig.design, seed), 2])
         shapes = np.random.default_rng([*design_seed(rig.design, seed), 4]) if pip_variety else None
@@ -112,14 +113,14 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
 
 def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720),
                    *, same_light: bool = False, occluded_rate: float = 0.15, dice_variety: bool = False,
-                   quality: str = "standard",
+                   bar_rate: float = BAR_RATE, quality: str = "standard",
                    threads: int | None = None, progress: Any = None) -> Path:
     """Write a whole dataset: references under the calibration light, ``frames`` frames under the
     light of play."""
     if frames < 1:
         raise ValueError("--frames must be at least 1")
     rig, empty, start, moments = plan(design_name, frames, seed, size, same_light=same_light,
-                                      occluded_rate=occluded_rate, dice_variety=dice_variety)
+                                      occluded_rate=occluded_rate, dice_variety=dice_variety, bar_rate=bar_rate)
     out = Path(out_dir)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -148,7 +149,8 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
         "frames": names,
         "generator": {
             "tool": TOOL, "design": rig.design.name, "kind": rig.design.kind, "seed": seed, "size": list(size),
-            "same_light": same_light, **({"dice_variety": True} if dice_variety else {}), "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
+            "same_light": same_light, **({"dice_variety": True} if dice_variety else {}),
+            **({"bar_rate": bar_rate} if bar_rate != BAR_RATE else {}), "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
             "hfov_deg": round(rig.camera.hfov_deg, 1),
             "tilt_deg": round(math.degrees(math.acos(-rig.camera.forward[1])), 1),
             "calibration_light": _light_json(rig.calibration_light),

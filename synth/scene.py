@@ -418,14 +418,19 @@ def place_checkers(rig: Rig, points: list[tuple[int, int]], bar: tuple[int, int]
     return out
 
 
-def random_counts(rng: np.random.Generator) -> tuple[list[tuple[int, int]], tuple[int, int]]:
-    """A plausible spread: each side's checkers on a few points, now and then some on the bar."""
+#: the share of frames in which each side has checkers on the bar (one to three)
+BAR_RATE = 0.2
+
+
+def random_counts(rng: np.random.Generator, bar_rate: float = BAR_RATE) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """A plausible spread: each side's checkers on a few points, now and then (``bar_rate``) some
+    on the bar."""
     owner = [-1] * 24
     counts = [[0, 0] for _ in range(24)]
     bar = [0, 0]
     for colour in (0, 1):
         total = int(rng.choice([15, 15, 15, 14, 13, 12, 10, 8, 5]))
-        if rng.random() < 0.2:
+        if rng.random() < bar_rate:
             bar[colour] = int(rng.integers(1, 4))
             total -= bar[colour]
         free = [p for p in range(24) if owner[p] == -1]
@@ -630,8 +635,8 @@ def random_hand(rig: Rig, rng: np.random.Generator) -> Hand:
                 float(rng.uniform(55, 75)))
 
 
-def random_moment(rig: Rig, rng: np.random.Generator, occluded_rate: float = 0.15) -> Moment:
-    points, bar = random_counts(rng)
+def random_moment(rig: Rig, rng: np.random.Generator, occluded_rate: float = 0.15, bar_rate: float = BAR_RATE) -> Moment:
+    points, bar = random_counts(rng, bar_rate)
     moment = Moment(points, bar, place_checkers(rig, points, bar, rng), seed=int(rng.integers(0, 2**31)))
     kind = str(rng.choice(["none", *DICE_KINDS],
                           p=[0.12, 0.52, 0.09, 0.09, 0.09, 0.09]))

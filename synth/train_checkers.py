@@ -8,6 +8,11 @@ and the model is exported to ONNX for ONNX Runtime and OpenCV's `cv2.dnn` (the a
     python -m synth.train_checkers --train CACHE/*.npz --val CACHE/other*.npz \
         --out vision/models/checker_count.onnx --epochs 12 --seed 0
 
+The bar reader (vision/models/bar_count.onnx) is this counter trained further on the bar:
+
+    python -m synth.train_checkers --train CACHE/*.npz --init-onnx vision/models/checker_count.onnx \
+        --point-share 0.1 --max-lr 1e-3 --epochs 4 --out vision/models/bar_count.onnx
+
 The colour head answers "the lighter or the darker of the two sets", judged against the board
 around the stack in the same light (a light checker in a shadow can be darker than a dark one in
 the lamp's glare); it is trained only on strips with one colour of checkers.
@@ -26,12 +31,15 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from onnx import numpy_helper
 
 from synth.fit import fit
 from vision.learned import standardise  # the model's input exactly as at run time
+from vision.strips import BAR_STRIPS, BOARD_STRIPS
 
 MAX_COUNT = 15
 #: share of training strips shown without their empty-board strip
@@ -42,8 +50,10 @@ class CheckerCounter(nn.Module):
     """Strip and its empty-board strip (6, 112, 32), standardised -> logits for 0..15 checkers,
     logits for light / dark."""
 
-    def __init__(self) -> None:
+    def __init__(self, frozen_norms: bool = False) -> None:
         super().__init__()
+        #: keep the batch norms as they are while training (a trained counter trained further)
+        self.frozen_norms = frozen_norms
 
         def block(cin: int, cout: int) -> nn.Sequential:
             return nn.Sequential(
@@ -56,6 +66,14 @@ class CheckerCounter(nn.Module):
         self.count = nn.Linear(96, MAX_COUNT + 1)
         self.colour = nn.Linear(96, 2)
 
+    def train(self, mode: bool = True) -> CheckerCounter:
+        super().train(mode)
+        if self.frozen_norms:
+            for module in self.modules():
+                if isinstance(module, nn.BatchNorm2d):
+                    module.eval()
+        return self
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         count, colour, _ = self.read(x)
         return count, colour
@@ -65,6 +83,32 @@ class CheckerCounter(nn.Module):
         reader compares a strip's features with the same point's on the empty-board photo)."""
         f = self.trunk(self.features(x).mean(dim=3))  # pooled across the strip's width, kept along its length
         return self.count(f), self.colour(f), f
+
+
+def from_exported(path: Path) -> CheckerCounter:
+    """The counter exported to ``path``, as a model to train further: the export folds each batch
+    norm into the convolution before it, so the norms here pass the convolution's bias on and stay
+    frozen (``frozen_norms``); it reads exactly as the file does."""
+    graph = onnx.load(str(path)).graph
+    weights = {w.name: torch.from_numpy(numpy_helper.to_array(w).copy()) for w in graph.initializer}
+    model = CheckerCounter(frozen_norms=True)
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    layers = [m for m in model.features.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.features.modules() if isinstance(m, nn.BatchNorm2d)]
+    if not len(convs) == len(layers) == len(norms):
+        raise ValueError(f"{path}: not a checker counter ({len(convs)} convolutions)")
+    with torch.no_grad():
+        for node, conv, norm in zip(convs, layers, norms, strict=True):
+            conv.weight.copy_(weights[node.input[1]])
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[node.input[2]])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        state = model.state_dict()
+        for name, value in weights.items():
+            if name.startswith("model."):
+                state[name.removeprefix("model.")].copy_(value)
+    return model
 
 
 class _Exported(nn.Module):
@@ -122,14 +166,19 @@ def augment_pair(strips: np.ndarray, references: np.ndarray, has_reference: np.n
     return model_input(augment(strips, rng, perm, flip), augment(references, rng, perm, flip), shown)
 
 
-def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0) -> dict[str, np.ndarray]:
+def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0, point_share: float = 1.0) -> dict[str, np.ndarray]:
     """Strips, references, has_reference, counts and colours (-1: none) of the given strip files;
-    ``empty_keep``: the share of empty points kept (most points are empty)."""
+    ``empty_keep``: the share of empty points kept (most points are empty); ``point_share`` below
+    1: every bar half kept and only that share of the points (the bar reader's data)."""
     rng = np.random.default_rng(seed)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("strips", "references", "has_reference", "counts", "colours")}
     for path in paths:
         with np.load(path) as data:
-            keep = (data["counts"] > 0) | (rng.random(len(data["counts"])) < empty_keep)
+            n = len(data["counts"])
+            on_bar = np.arange(n) % BOARD_STRIPS >= BAR_STRIPS
+            keep = (data["counts"] > 0) | (rng.random(n) < empty_keep)
+            if point_share < 1:
+                keep = on_bar | (keep & (rng.random(n) < point_share))
             parts["strips"].append(data["strips"][keep])
             refs = data["references"][keep] if "references" in data else np.zeros_like(data["strips"][keep])
             parts["references"].append(refs)
@@ -164,18 +213,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", type=Path, default=None, help="start from this state dict (.pt) instead of scratch")
+    parser.add_argument("--init-onnx", type=Path, default=None,
+                        help="start from this exported counter (its batch norms kept as they are)")
     parser.add_argument("--empty-keep", type=float, default=0.35, help="share of empty points trained on")
+    parser.add_argument("--point-share", type=float, default=1.0,
+                        help="below 1: every bar half and this share of the points (the bar reader)")
+    parser.add_argument("--max-lr", type=float, default=3e-3, help="the one-cycle schedule's peak")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    data = load(args.train, args.empty_keep, args.seed)
+    data = load(args.train, args.empty_keep, args.seed, args.point_share)
     strips, counts, colours = data["strips"], data["counts"], data["colours"]
     val = load(args.val) if args.val else None
     # stacks of 6..15 are rarer than empty points: weight the loss toward them
     freq = np.bincount(counts, minlength=MAX_COUNT + 1).astype(np.float64) + 20.0
     weight = torch.tensor((freq.sum() / freq) ** 0.5 / ((freq.sum() / freq) ** 0.5).mean(), dtype=torch.float32)
-    model = CheckerCounter()
+    model = CheckerCounter() if args.init_onnx is None else from_exported(args.init_onnx)
     if args.init is not None:
         model.load_state_dict(torch.load(args.init))
 
@@ -194,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         count_ok, colour_ok = evaluate(model, val)
         return {"val_count_accuracy": round(count_ok, 5), "val_colour_accuracy": round(colour_ok, 5)}
 
-    history = fit(model, len(strips), args.epochs, args.batch, rng, loss_of, score if val is not None else None)
+    history = fit(model, len(strips), args.epochs, args.batch, rng, loss_of, score if val is not None else None,
+                  max_lr=args.max_lr)
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out.with_suffix(".pt"))
@@ -206,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         "model": args.out.name, "input": "point strip 32x112 BGR and the same strip of the empty board (zeros: none), each standardised (vision.learned)",
         "output": "count: logits for 0..15 checkers; colour: logits for light, dark; features: the 96 both read", "seed": args.seed,
         "epochs": args.epochs,
-        "init": args.init.name if args.init else None,
+        "init": args.init.name if args.init else args.init_onnx.name if args.init_onnx else None,
+        "point_share": args.point_share, "max_lr": args.max_lr,
         "train": [p.name for p in args.train], "val": [p.name for p in args.val],
         "train_strips": int(len(strips)), "empty_keep": args.empty_keep, "history": history,
         "parameters": int(sum(p.numel() for p in model.parameters())),

@@ -1,7 +1,9 @@
 """The learned checker counter: a small CNN (vision/models/checker_count.onnx, trained by
 synth.train_checkers) counts the checkers on each point strip (vision.strips) and tells whether
 they are the lighter or the darker side's, run by `vision.nets` (ONNX Runtime, or OpenCV's
-`cv2.dnn`).
+`cv2.dnn`).  The bar's two halves are read by the bar reader (vision/models/bar_count.onnx): the
+same network trained further on the bar, whose look (raised, of the frame's wood, often as dark
+as the dark checkers) the points' strips hardly teach.
 
 It needs no photo of the empty board and no learnt checker colours: the strips are read as they
 are, each judged against the board around it in the same light.  A photo of the empty board, when
@@ -25,13 +27,16 @@ from rules.position import CHECKERS
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
-from vision.strips import board_strips
+from vision.strips import BAR_STRIPS, board_strips
 
-__all__ = ["AMBIGUOUS_DISTANCE", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "SHADED_EMPTY",
-           "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
+__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
+           "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
            "match_colour", "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
+#: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
+#: point counter (`BoardCounter`; None: the point counter reads them too)
+BAR_MODEL_PATH: Path | None = MODEL_PATH.with_name("bar_count.onnx")
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
 #: photo reads as empty (chosen on tuning sets: empty points mostly within 0.1 of it, occupied
 #: points mostly beyond 0.15)
@@ -130,6 +135,31 @@ class CheckerCounter:
         return softmax(count), softmax(colour), features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
 
 
+class BoardCounter:
+    """The counters of a board's strips: the point counter, and the bar's when it has its own
+    (`BAR_MODEL_PATH`); `read_standardised` sends each strip to its own."""
+
+    def __init__(self, model: str | Path = MODEL_PATH, bar_model: str | Path | None = BAR_MODEL_PATH) -> None:
+        self.points = CheckerCounter(model)
+        self.bar = None if bar_model is None else CheckerCounter(bar_model)
+
+    def read_standardised(self, strips: np.ndarray, references: np.ndarray,
+                          index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`CheckerCounter.read_standardised` of strips whose places on the board (0..25, as in
+        `board_strips`) are ``index``."""
+        if self.bar is None:
+            return self.points.read_standardised(strips, references)
+        on_bar = index >= BAR_STRIPS
+        outputs: list[np.ndarray] = []
+        for rows, counter in ((~on_bar, self.points), (on_bar, self.bar)):
+            if rows.any():
+                parts = counter.read_standardised(strips[rows], references[rows])
+                outputs = outputs or [np.zeros((len(strips), *part.shape[1:])) for part in parts]
+                for whole, part in zip(outputs, parts, strict=True):
+                    whole[rows] = part
+        return outputs[0], outputs[1], outputs[2]
+
+
 @dataclass(frozen=True)
 class EmptyBoard:
     """Each strip (P1..P24, the bar's near and far halves) of the photo of the empty board, as
@@ -157,18 +187,19 @@ def standardise(strips: np.ndarray) -> np.ndarray:
 
 
 def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
-                cuts: int = EMPTY_CUTS, seed: int = 0) -> EmptyBoard:
+                cuts: int = EMPTY_CUTS, seed: int = 0, bar_model: str | Path | None = BAR_MODEL_PATH) -> EmptyBoard:
     """The `EmptyBoard` of a photo of the empty board: its strips cut as calibrated and ``cuts - 1``
     times more with the corners moved by up to 0.4 % of the board (a click off, seeded), the
-    features averaged."""
+    features averaged (the bar's by ``bar_model``: `count_points` must be given the same)."""
     rng = np.random.default_rng(seed)
-    counter = CheckerCounter(model)  # its model loaded once per engine (vision.nets.load_net)
+    counter = BoardCounter(model, bar_model)  # its models loaded once per engine (vision.nets.load_net)
     strips = board_strips(image, geometry)
     references = standardise(strips)
-    total = counter.read_standardised(references, references)[2]
+    index = np.arange(len(strips))
+    total = counter.read_standardised(references, references, index)[2]
     for _ in range(cuts - 1):
         moved = standardise(board_strips(image, geometry.nudged(rng, 0.004)))
-        total = total + counter.read_standardised(moved, references)[2]
+        total = total + counter.read_standardised(moved, references, index)[2]
     return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9), strips)
 
 
@@ -251,10 +282,11 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
 
 
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
-                 empty: EmptyBoard | None = None) -> PointCounts:
+                 empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH) -> PointCounts:
     """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
-    (each a stack from the middle), whatever colour each holds.  With ``empty`` (the calibration's
+    (each a stack from the middle), whatever colour each holds, by ``bar_model`` (None: by the
+    point counter; as ``empty`` was built).  With ``empty`` (the calibration's
     empty board), each strip is read beside the empty board's and judged against it
     (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip
     the counter is not sure of is read mirrored too, the two readings averaged.  Neither side has
@@ -263,9 +295,10 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     strips = board_strips(image, geometry)
     if empty is not None:
         strips = match_colour(strips, empty.strips)
-    counter, upright = CheckerCounter(model), standardise(strips)
+    counter, upright = BoardCounter(model, bar_model), standardise(strips)
     references = np.zeros_like(upright) if empty is None else empty.references
-    count_p, colour_p, features = counter.read_standardised(upright, references)
+    index = np.arange(len(strips))
+    count_p, colour_p, features = counter.read_standardised(upright, references, index)
     distance = None if empty is None else empty.distances(features)
     # a strip the counter is not sure of, and not simply the empty board's, read mirrored too (a
     # stack's mirror is a stack of the same count, as in training): the two readings averaged
@@ -274,7 +307,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         unsure &= distance >= EMPTY_DISTANCE
     if unsure.any():
         again, again_colour, _ = counter.read_standardised(
-            np.ascontiguousarray(upright[unsure][..., ::-1]), np.ascontiguousarray(references[unsure][..., ::-1]))
+            np.ascontiguousarray(upright[unsure][..., ::-1]), np.ascontiguousarray(references[unsure][..., ::-1]),
+            index[unsure])
         count_p[unsure] = (count_p[unsure] + again) / 2
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
     if distance is not None:

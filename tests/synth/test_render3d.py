@@ -381,3 +381,25 @@ def test_one_seed_gives_every_design_its_own_camera_and_positions() -> None:
     assert len(cameras) == len(DESIGNS) and len(positions) == len(DESIGNS)
     again = plan("marble-white", 3, 1901)
     assert again[0].camera == plans[-1][0].camera and again[3][2].points == plans[-1][3][2].points
+
+
+def test_the_bar_rate_decides_how_often_each_side_is_on_the_bar() -> None:
+    """`--bar-rate`: at 1 both sides have one to three checkers on the bar in every position, at 0
+    neither ever has; each side keeps at most fifteen checkers."""
+    for rate, sides_on_bar in ((0.0, 0), (1.0, 2)):
+        rng = np.random.default_rng(4)
+        for _ in range(25):
+            points, bar = random_counts(rng, bar_rate=rate)
+            assert sum(1 for n in bar if n) == sides_on_bar
+            assert all(1 <= n <= 3 for n in bar if n)
+            for side in (0, 1):
+                assert sum(p[side] for p in points) + bar[side] <= 15
+
+
+def test_a_bar_rate_out_of_range_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    assert main(["render3d", "--dataset", str(tmp_path / "set"), "--design", "tournament-cork", "--bar-rate", "1.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--bar-rate" in err
+    assert not (tmp_path / "set").exists()

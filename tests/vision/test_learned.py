@@ -14,6 +14,7 @@ from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
 from vision.learned import (
     AMBIGUOUS_DISTANCE,
+    BAR_MODEL_PATH,
     EMPTY_DISTANCE,
     MIRROR_BELOW,
     MODEL_PATH,
@@ -324,3 +325,60 @@ def test_the_reading_within_the_limit_is_the_likeliest_of_all() -> None:
         changed += got != tuple((int(n), int(c) if n else 0) for n, c in
                                 zip(count_p.argmax(axis=1), colour_p.argmax(axis=1), strict=True))
     assert changed > 20  # the limit mattered in many of the cases
+
+
+def test_the_bar_reader_is_small_and_has_a_card() -> None:
+    assert BAR_MODEL_PATH is not None and BAR_MODEL_PATH.is_file() and BAR_MODEL_PATH.stat().st_size < 2_000_000
+    card = BAR_MODEL_PATH.with_suffix(".md").read_text()
+    assert "seed" in card and "make train-bar" in card
+
+
+def test_the_bar_reader_reads_the_bar_and_leaves_the_points_to_the_counter(small_dataset: Path) -> None:
+    """With the bar reader the points read exactly as with the counter alone (counts, colours and
+    how sure), with or without the empty board; only the bar's halves are its own."""
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    photo, _ = dataset.reference("empty")
+    assert photo is not None
+    image = dataset.image(_clear_frames(small_dataset, 1)[0])
+    for with_empty in (False, True):
+        alone, with_bar = (
+            count_points(image, calib.geometry, bar_model=bar,
+                         empty=empty_board(photo, calib.geometry, bar_model=bar) if with_empty else None)
+            for bar in (None, BAR_MODEL_PATH))
+        assert with_bar.counts == alone.counts and with_bar.colours == alone.colours
+        assert np.allclose(with_bar.probabilities, alone.probabilities)
+    strips = board_strips(image, calib.geometry)
+    bar_p, _ = CheckerCounter(BAR_MODEL_PATH).probabilities(strips[24:])
+    counter_p, _ = CheckerCounter().probabilities(strips[24:])
+    assert not np.allclose(bar_p, counter_p)  # the bar's halves are read by a network of their own
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", ["tavla-mahogany-carved", "travel-magnetic"])
+def test_the_bar_reader_reads_the_bar_of_held_out_boards(design: str, tmp_path: Path) -> None:
+    """Two held-out designs (never trained on) at a seed of their own, the lamp moved since
+    calibration, both sides on the bar in every frame: the tavla's raised mahogany bar under
+    checkers of nearly its own colour, the magnetic board's printed navy bar under dark checkers.
+    The bar reader, beside the empty board, reads nearly every half right."""
+    from controller.cli import main
+    from synth.povray import povray_available
+
+    if not povray_available():
+        pytest.skip("POV-Ray is not installed (make setup installs it)")
+    root = tmp_path / design
+    assert main(["render3d", "--dataset", str(root), "--design", design, "--frames", "6", "--seed", "31301",
+                 "--size", "640x360", "--bar-rate", "1", "--occluded-rate", "0", "--quiet"]) == 0
+    dataset = load_dataset(root)
+    geometry = calibration_for(dataset).geometry
+    photo, _ = dataset.reference("empty")
+    assert photo is not None
+    empty = empty_board(photo, geometry)
+    right = total = 0
+    for name in dataset.frames:
+        bar = dataset.label(name)["bar"]
+        read = count_points(dataset.image(name), geometry, empty=empty)
+        halves = [count for count, _ in read.bar_halves]
+        right += (halves[0] == bar["light"]) + (halves[1] == bar["dark"])
+        total += 2
+    assert total == 12 and right >= total - 1
