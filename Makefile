@@ -102,14 +102,15 @@ train-renders: setup
 
 # The learned checker counter (vision/models/checker_count.onnx): 2-D renderer seeds 20001-20006
 # (150 frames each) and every 3-D tuning set; the point strips cut with their empty-board strips.
-# Then the bar reader made again from it (train-bar).
+# Then the bar reader made again from the new counter (TRAIN_BAR).
 train-checkers: checker-strips .venv-train/stamp
 	$(TRAIN_PY) -m synth.train_checkers --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
 	  --out vision/models/checker_count.onnx --epochs 6 --seed 0
-	$(MAKE) train-bar
+	$(TRAIN_BAR)
 
-# The strips both counters learn from: the renders above and the bar reader's own BAR_3D (seed 3302,
-# and seed 3401 with both sides on the bar in 4 frames of 5, no hands).
+# The strips the counters learn from: the 2-D renders and TRAIN_3D (both counters), and the bar
+# reader's own BAR_3D (seed 3302, and seed 3401 with each side on the bar in four frames of five,
+# no hands), rendered here.
 BAR_3D = checkers3d2:3302:60 bar3d:3401:30:--bar-rate=0.8:--occluded-rate=0
 checker-strips: train-renders
 	$(call RENDER_3D,$(BAR_3D))
@@ -123,11 +124,14 @@ checker-strips: train-renders
 # The bar reader (vision/models/bar_count.onnx): the checker counter as it is in vision/models,
 # trained further (its batch norms kept) on every bar half of the counter's strips and BAR_3D's
 # and a tenth of their points, 4 epochs at a lower peak rate.
-train-bar: checker-strips .venv-train/stamp
-	$(TRAIN_PY) -m synth.train_checkers \
+define TRAIN_BAR
+$(TRAIN_PY) -m synth.train_checkers \
 	  --train $(sort $(foreach k,2d $(call set_dirs,$(TRAIN_3D) $(BAR_3D)),$(TRAIN_CACHE)/strips/$(k)/*.npz)) \
 	  --init-onnx vision/models/checker_count.onnx --point-share 0.1 --max-lr 1e-3 \
 	  --out vision/models/bar_count.onnx --epochs 4 --seed 0
+endef
+train-bar: checker-strips .venv-train/stamp
+	$(TRAIN_BAR)
 
 # The learned hand test (vision/models/occluder.onnx): 2-D renderer seeds 21001-21004 (200 frames)
 # and 21101-21140 (25 frames: many board looks), half of them with a hand; the 3-D sets with

@@ -105,9 +105,11 @@ def from_exported(path: Path) -> CheckerCounter:
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
         state = model.state_dict()
-        for name, value in weights.items():
-            if name.startswith("model."):
-                state[name.removeprefix("model.")].copy_(value)
+        heads = {name.removeprefix("model."): value for name, value in weights.items() if name.startswith("model.")}
+        if set(heads) != {name for name in state if not name.startswith("features.")}:
+            raise ValueError(f"{path}: not a checker counter (its layers are {sorted(heads)})")
+        for name, value in heads.items():
+            state[name].copy_(value)
     return model
 
 
@@ -175,6 +177,8 @@ def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0, point_share:
     for path in paths:
         with np.load(path) as data:
             n = len(data["counts"])
+            if n % BOARD_STRIPS:
+                raise ValueError(f"{path}: {n} strips, not {BOARD_STRIPS} a frame (synth.checker_data)")
             on_bar = np.arange(n) % BOARD_STRIPS >= BAR_STRIPS
             keep = (data["counts"] > 0) | (rng.random(n) < empty_keep)
             if point_share < 1:
@@ -220,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="below 1: every bar half and this share of the points (the bar reader)")
     parser.add_argument("--max-lr", type=float, default=3e-3, help="the one-cycle schedule's peak")
     args = parser.parse_args(argv)
+    if not 0 < args.point_share <= 1:
+        parser.error("--point-share must be above 0 and at most 1")
+    if args.init is not None and args.init_onnx is not None:
+        parser.error("give --init or --init-onnx, not both")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)

@@ -35,7 +35,8 @@ __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DIST
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
-#: point counter (`BoardCounter`; None: the point counter reads them too)
+#: point counter (`BoardCounter`; the default of `empty_board` and `count_points`, whose
+#: ``bar_model=None`` has the point counter read the bar too)
 BAR_MODEL_PATH: Path | None = MODEL_PATH.with_name("bar_count.onnx")
 #: a strip whose features lie within this cosine distance of the same strip's on the empty-board
 #: photo reads as empty (chosen on tuning sets: empty points mostly within 0.1 of it, occupied
@@ -114,8 +115,9 @@ class PointCounts:
 class CheckerCounter:
     """The ONNX model, loaded once."""
 
-    def __init__(self, path: str | Path = MODEL_PATH, engine: str | None = None) -> None:
-        self.net = load_net(path, "checker", "train", engine)
+    def __init__(self, path: str | Path = MODEL_PATH, engine: str | None = None, what: str = "checker",
+                 target: str = "train") -> None:
+        self.net = load_net(path, what, target, engine)
 
     def probabilities(self, strips: np.ndarray,
                       references: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +143,7 @@ class BoardCounter:
 
     def __init__(self, model: str | Path = MODEL_PATH, bar_model: str | Path | None = BAR_MODEL_PATH) -> None:
         self.points = CheckerCounter(model)
-        self.bar = None if bar_model is None else CheckerCounter(bar_model)
+        self.bar = None if bar_model is None else CheckerCounter(bar_model, what="bar reader", target="train-bar")
 
     def read_standardised(self, strips: np.ndarray, references: np.ndarray,
                           index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -170,6 +172,8 @@ class EmptyBoard:
     references: np.ndarray
     features: np.ndarray
     strips: np.ndarray
+    #: the bar reader whose features of the bar these are (None: the point counter's)
+    bar_model: str | Path | None = BAR_MODEL_PATH
 
     def distances(self, features: np.ndarray) -> np.ndarray:
         """Cosine distance of each strip's (unit) features to the same strip's on the empty board."""
@@ -200,7 +204,7 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     for _ in range(cuts - 1):
         moved = standardise(board_strips(image, geometry.nudged(rng, 0.004)))
         total = total + counter.read_standardised(moved, references, index)[2]
-    return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9), strips)
+    return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9), strips, bar_model)
 
 
 def match_colour(strips: np.ndarray, empty_strips: np.ndarray, step: int = COLOUR_STEP) -> np.ndarray:
@@ -292,6 +296,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     the counter is not sure of is read mirrored too, the two readings averaged.  Neither side has
     more than 15 checkers: a reading that gives one more is read again as a whole
     (`within_checkers`)."""
+    if empty is not None and empty.bar_model != bar_model:
+        raise ValueError(f"the empty board was read with bar reader {empty.bar_model}, not {bar_model}")
     strips = board_strips(image, geometry)
     if empty is not None:
         strips = match_colour(strips, empty.strips)

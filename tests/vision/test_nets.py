@@ -18,6 +18,7 @@ from vision.pipeline import Reader
 MODELS = Path(nets.__file__).with_name("models")
 #: each model, its input's shape for a small batch, and the outputs it is read by
 INPUTS = {"checker_count.onnx": ((26, 6, 112, 32), ["count", "colour", "features"]),
+          "bar_count.onnx": ((2, 6, 112, 32), ["count", "colour", "features"]),
           "occluder.onnx": ((2, 3, 80, 96), None), "dice_find.onnx": ((1, 3, 256, 320), None),
           "dice_read.onnx": ((9, 3, 32, 32), None)}
 
