@@ -38,10 +38,7 @@ def measure(path: Path, reader: str) -> Values:
     photo, _ = dataset.reference("empty")
     empty = None if photo is None else learned.empty_board(photo, geometry, bar_model=bar_model)
     out: Values = {"occupied": [], "empty": [], "bar": [], "exact": [], "count_ms": []}
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("occluded"):
-            continue
+    for name, label in dataset.clear_frames():
         image = dataset.image(name)
         t0 = time.perf_counter()
         read = learned.count_points(image, geometry, empty=empty, bar_model=bar_model)

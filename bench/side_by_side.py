@@ -26,10 +26,7 @@ def clear_frames(path: Path, config: Any) -> Iterator[tuple[Any, Any, float]]:
 
     dataset = load_dataset(path)
     reader = Reader(calibration_for(dataset, config), config)
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("occluded"):
-            continue
+    for name, label in dataset.clear_frames():
         image = dataset.image(name)
         t0 = time.perf_counter()
         obs = reader.read(image, hand=False)

@@ -39,10 +39,7 @@ def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
     references: list[np.ndarray] = []
     counts: list[int] = []
     colours: list[int] = []
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("occluded"):
-            continue
+    for name, label in dataset.clear_frames():
         image = dataset.image(name)
         pairs = [(int(a), int(b)) for a, b in label["points"]]
         bar = label.get("bar") or {}

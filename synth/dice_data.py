@@ -110,10 +110,7 @@ def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, n
     rng = np.random.default_rng(seed)
     views, heats, crops, values, crop_frame, tilted, crop_tilted = [], [], [], [], [], [], []
     frame_id = 0
-    for name in dataset.frames:
-        label = dataset.label(name)
-        if label.get("occluded"):
-            continue
+    for name, label in dataset.clear_frames():
         image = dataset.image(name)
         dice = [(float(d["centre"][0]), float(d["centre"][1]), int(d["value"])) for d in label.get("dice") or []]
         centres = [(x, y) for x, y, _ in dice]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,13 @@ class Dataset:
         pictures the classical readers were tuned on (vision.config.auto_readers)."""
         generator = self.meta.get("generator")
         return isinstance(generator, dict) and generator.get("tool") == RENDER_2D
+
+    def clear_frames(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each frame no hand hides, in order: (name, label)."""
+        for name in self.frames:
+            label = self.label(name)
+            if not label.get("occluded"):
+                yield name, label
 
     def label(self, name: str) -> dict[str, Any]:
         path = (self.root / name).with_suffix(".json")
