@@ -179,10 +179,9 @@ def load(paths: list[Path], empty_keep: float = 1.0, seed: int = 0, point_share:
             n = len(data["counts"])
             if n % BOARD_STRIPS:
                 raise ValueError(f"{path}: {n} strips, not {BOARD_STRIPS} a frame (synth.checker_data)")
-            on_bar = np.arange(n) % BOARD_STRIPS >= BAR_STRIPS
             keep = (data["counts"] > 0) | (rng.random(n) < empty_keep)
-            if point_share < 1:
-                keep = on_bar | (keep & (rng.random(n) < point_share))
+            if point_share < 1:  # every bar half (the last two strips of each frame) and a share of the points
+                keep = (np.arange(n) % BOARD_STRIPS >= BAR_STRIPS) | (keep & (rng.random(n) < point_share))
             parts["strips"].append(data["strips"][keep])
             refs = data["references"][keep] if "references" in data else np.zeros_like(data["strips"][keep])
             parts["references"].append(refs)

@@ -325,6 +325,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
     probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)
                      for i, (n, c) in enumerate(zip(counts, colours, strict=True))]
-    return PointCounts(counts=counts[:24], probabilities=probabilities[:24], colours=colours[:24],
-                       bar_halves=((counts[24], colours[24]), (counts[25], colours[25])),
-                       bar_probability=min(probabilities[24:]))
+    near, far = BAR_STRIPS, BAR_STRIPS + 1
+    return PointCounts(counts=counts[:near], probabilities=probabilities[:near], colours=colours[:near],
+                       bar_halves=((counts[near], colours[near]), (counts[far], colours[far])),
+                       bar_probability=min(probabilities[near:]))
