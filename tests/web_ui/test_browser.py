@@ -205,6 +205,7 @@ def test_phone_sized_viewport(live_server: LiveServer, browser: Any) -> None:
         page.fill("#pin", PIN)
         page.click("#unlock-button")
         page.wait_for_selector("#btn-pause")
+        page.wait_for_load_state("load")  # the unlock reloads the page: measure once its stylesheet applies
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         button = page.locator("#btn-double").bounding_box()
         assert button is not None and button["height"] >= 40
