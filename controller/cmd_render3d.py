@@ -25,6 +25,9 @@ def register(commands: Any) -> None:
     r3.add_argument("--occluded-rate", type=float, default=0.15, help="share of frames with a hand over the board")
     r3.add_argument("--bar-rate", type=float, default=0.2,
                     help="share of frames in which each side has checkers on the bar (default 0.2)")
+    r3.add_argument("--recolour", action="store_true",
+                    help="training data: the board and checkers in colours of their own (any hue, dark to light; "
+                         "a tuning design only)")
     r3.add_argument("--fine", action="store_true", help="anti-aliased (about twice the time)")
     r3.add_argument("--threads", type=int, default=None, help="POV-Ray render threads (default: all cores)")
     r3.add_argument("--contact-sheet", metavar="DIR", help="draw a dataset's frames with their labels")
@@ -61,7 +64,8 @@ def _render3d(args: argparse.Namespace) -> int:
     if not 0 <= args.bar_rate <= 1:
         raise ValueError("--bar-rate must be between 0 and 1")
     size = dataset3d.parse_size(args.size)
-    dataset3d.design(args.design)  # unknown design: one line, before anything is written
+    if dataset3d.design(args.design).held_out and args.recolour:  # one line, before anything is written
+        raise ValueError(f"{args.design} is a held-out design: --recolour makes training data, of tuning designs only")
 
     def progress(i: int, n: int, seconds: float) -> None:
         if not args.quiet:
@@ -69,7 +73,7 @@ def _render3d(args: argparse.Namespace) -> int:
 
     out = dataset3d.render_dataset(args.dataset, args.design, args.frames, args.seed, size,
                                    same_light=args.same_light, occluded_rate=args.occluded_rate,
-                                   dice_variety=args.dice_variety, bar_rate=args.bar_rate,
+                                   dice_variety=args.dice_variety, bar_rate=args.bar_rate, recolour=args.recolour,
                                    quality="fine" if args.fine else "standard", threads=args.threads,
                                    progress=progress)
     print(f"wrote {args.frames} frames to {out}")

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from synth.designs import DESIGNS, design
+from synth.designs import DESIGNS, Design, design
 from synth.povray import develop, incident_light, render_linear, scene_text
 from synth.scene import (
     BAR_RATE,
@@ -88,15 +88,19 @@ def render_moment(rig: Rig, moment: Moment, lighting: Lighting, calibration: boo
 
 def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720), *, same_light: bool = False,
          occluded_rate: float = 0.15, dice_variety: bool = False,
-         pip_variety: bool = False, bar_rate: float = BAR_RATE) -> tuple[Rig, Moment, Moment, list[Moment]]:
+         pip_variety: bool = False, bar_rate: float = BAR_RATE,
+         recolour: bool = False) -> tuple[Rig, Moment, Moment, list[Moment]]:
     """The scenes a dataset is rendered from: the rig, the empty board, the start position and
     the frames' moments (the labels are computed from these).  With ``dice_variety`` every frame
     has dice of its own look (drawn from a stream of their own: the rest is as without); with
     ``pip_variety`` too, pips of their own shape (`vary_pips`, from a stream of their own: the
-    looks are as without)."""
+    looks are as without).  With ``recolour`` the board and checkers in colours of their own
+    (`synth.scene.recoloured`; a tuning design only: training data)."""
     if pip_variety and not dice_variety:
         raise ValueError("pip variety needs dice variety")
-    rig = make_rig(design(design_name), seed, size, same_light=same_light)
+    if recolour and design(design_name).held_out:
+        raise ValueError(f"{design_name} is a held-out design: --recolour makes training data, of tuning designs only")
+    rig = make_rig(design(design_name), seed, size, same_light=same_light, recolour=recolour)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)
     points, bar = start_counts()
@@ -113,14 +117,15 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
 
 def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280, 720),
                    *, same_light: bool = False, occluded_rate: float = 0.15, dice_variety: bool = False,
-                   bar_rate: float = BAR_RATE, quality: str = "standard",
+                   bar_rate: float = BAR_RATE, recolour: bool = False, quality: str = "standard",
                    threads: int | None = None, progress: Any = None) -> Path:
     """Write a whole dataset: references under the calibration light, ``frames`` frames under the
     light of play."""
     if frames < 1:
         raise ValueError("--frames must be at least 1")
     rig, empty, start, moments = plan(design_name, frames, seed, size, same_light=same_light,
-                                      occluded_rate=occluded_rate, dice_variety=dice_variety, bar_rate=bar_rate)
+                                      occluded_rate=occluded_rate, dice_variety=dice_variety, bar_rate=bar_rate,
+                                      recolour=recolour)
     out = Path(out_dir)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -150,7 +155,8 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
         "generator": {
             "tool": TOOL, "design": rig.design.name, "kind": rig.design.kind, "seed": seed, "size": list(size),
             "same_light": same_light, **({"dice_variety": True} if dice_variety else {}),
-            **({"bar_rate": bar_rate} if bar_rate != BAR_RATE else {}), "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
+            **({"bar_rate": bar_rate} if bar_rate != BAR_RATE else {}),
+            **({"recolour": _design_colours(rig.design)} if recolour else {}), "checker_mm": round(rig.checker_d, 1), "die_mm": round(rig.die_size, 1),
             "hfov_deg": round(rig.camera.hfov_deg, 1),
             "tilt_deg": round(math.degrees(math.acos(-rig.camera.forward[1])), 1),
             "calibration_light": _light_json(rig.calibration_light),
@@ -164,6 +170,13 @@ def render_dataset(out_dir: str | Path, design_name: str, frames: int, seed: int
               "quality": quality}
     (out / "timing.json").write_text(json.dumps(timing) + "\n", encoding="utf-8")
     return out
+
+
+def _design_colours(d: Design) -> dict[str, Any]:
+    """The colours a recoloured design was drawn in (dataset.json's record of them)."""
+    return {"field": list(d.field_colour), "points": [list(c) for c in d.points], "frame": list(d.frame_colour),
+            "bar": list(d.bar_colour), "checkers": [list(c) for c in d.checkers.pairs[0]],
+            **({"outline": list(d.outline)} if d.outline is not None else {})}
 
 
 def _light_json(lighting: Lighting) -> list[dict[str, Any]]:

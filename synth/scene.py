@@ -9,6 +9,7 @@ camera that renders the frame.
 
 from __future__ import annotations
 
+import colorsys
 import math
 import zlib
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from vision.observation import position_to_physical
 __all__ = [
     "Camera", "Lamp", "Lighting", "CheckerPiece", "DiePiece", "Cube", "Hand", "Moment", "Rig",
     "make_rig", "random_moment", "moment_from_counts", "label_of", "board_xz", "point_centre_u", "DICE_KINDS",
-    "place_dice",
+    "place_dice", "recoloured",
 ]
 
 Vec = np.ndarray
@@ -303,13 +304,45 @@ def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
 
 
 # --- the rig ----------------------------------------------------------------------------------
+def _colour(rng: np.random.Generator, value: tuple[float, float], saturation: tuple[float, float]) -> tuple[int, int, int]:
+    """A colour of any hue, its HSV value and saturation drawn from the ranges given."""
+    r, g, b = colorsys.hsv_to_rgb(float(rng.uniform(0, 1)), float(rng.uniform(*saturation)), float(rng.uniform(*value)))
+    return round(r * 255), round(g * 255), round(b * 255)
+
+
+def recoloured(design: Design, rng: np.random.Generator) -> Design:
+    """``design`` in colours of its own, for training only: its field, points, frame, bar, outline
+    and one pair of checkers each of any hue, from near black to near white (the checkers' sides
+    still told apart by lightness, the lighter side at least 50 lighter in luma, as on every
+    design), its shapes and materials kept.  A counter that has seen eight boards' colours learns
+    them; one that has seen their shapes in every colour has to read the checkers."""
+    any_colour = lambda: _colour(rng, (0.08, 0.95), (0.0, 0.8))  # noqa: E731
+    field_colour, points = any_colour(), (any_colour(), any_colour())
+    frame_colour = any_colour()
+    bar_colour = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in frame_colour)
+    while True:
+        light, dark = _colour(rng, (0.55, 1.0), (0.0, 0.7)), _colour(rng, (0.06, 0.7), (0.0, 0.85))
+        if _luma(light) - _luma(dark) >= 50:
+            break
+    outline = None if design.outline is None else any_colour()
+    return replace(design, field_colour=field_colour, points=points, frame_colour=frame_colour,
+                   bar_colour=bar_colour, outline=outline,  # type: ignore[arg-type]
+                   checkers=replace(design.checkers, pairs=((light, dark),) * len(design.checkers.pairs)))
+
+
 def design_seed(design: Design, seed: int) -> list[int]:
     """The random stream of one design and seed: the same seed gives every design its own
     camera, lamps and positions."""
     return [seed, zlib.crc32(design.name.encode())]
 
 
-def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), same_light: bool = False) -> Rig:
+def make_rig(design: Design, seed: int, size: tuple[int, int] = (1280, 720), same_light: bool = False,
+             recolour: bool = False) -> Rig:
+    """Everything fixed for one dataset, drawn from the design's stream; with ``recolour`` the
+    design in colours of its own (`recoloured`, from a stream of their own: the rest is drawn as
+    without)."""
+    if recolour:
+        design = recoloured(design, np.random.default_rng([*design_seed(design, seed), 5]))
     rng = np.random.default_rng(design_seed(design, seed))
     light, dark = design.checkers.pairs[int(rng.integers(len(design.checkers.pairs)))]
     d = design.point_width * design.checkers.fill * float(rng.uniform(0.97, 1.0))

@@ -403,3 +403,52 @@ def test_a_bar_rate_out_of_range_is_a_one_line_error(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--bar-rate" in err
     assert not (tmp_path / "set").exists()
+
+
+def _luma(rgb: tuple[int, int, int]) -> float:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def test_recolour_paints_the_board_and_checkers_anew_and_draws_the_rest_as_without() -> None:
+    """`--recolour` (training data): each seed its own field, points, frame and checkers, the
+    lighter side lighter, the shapes and materials the design's; camera, light and positions as
+    without, so a recoloured set is the same scenes in other colours."""
+    fields, pairs = set(), set()
+    for name in ("tournament-cork", "nardy-walnut-inlaid", "travel-vinyl"):
+        for seed in (4501, 4502, 4503):
+            rig, empty, start, moments = plan(name, 3, seed, recolour=True)
+            plain = plan(name, 3, seed)
+            assert rig.camera == plain[0].camera and rig.play_light == plain[0].play_light
+            assert [m.points for m in moments] == [m.points for m in plain[3]]
+            assert rig.design.checkers.material == design(name).checkers.material
+            assert rig.design.width == design(name).width and rig.design.field == design(name).field
+            assert _luma(rig.light_colour) >= _luma(rig.dark_colour) + 50
+            assert (rig.light_colour, rig.dark_colour) != (plain[0].light_colour, plain[0].dark_colour)
+            fields.add(rig.design.field_colour)
+            pairs.add((rig.light_colour, rig.dark_colour))
+    assert len(fields) == 9 and len(pairs) == 9
+
+
+def test_a_recoloured_set_shows_its_colours_and_records_them(tmp_path: Path) -> None:
+    """The frame is the same scene in other colours: its label the same, its pixels not; the
+    colours drawn are written to dataset.json."""
+    for flag in ([], ["--recolour"]):
+        assert main(["render3d", "--dataset", str(tmp_path / f"set{len(flag)}"), "--design", "tournament-felt-green",
+                     "--frames", "1", "--seed", "4501", "--size", "256x144", "--threads", "1", "--quiet", *flag]) == 0
+    plain, recoloured = (json.loads((tmp_path / f"set{i}" / "dataset.json").read_text()) for i in (0, 1))
+    assert "recolour" not in plain["generator"]
+    colours = recoloured["generator"]["recolour"]
+    assert set(colours) >= {"field", "points", "frame", "bar", "checkers"}
+    assert ((tmp_path / "set0" / "frames" / "0001.json").read_text()
+            == (tmp_path / "set1" / "frames" / "0001.json").read_text())
+    a, b = (cv2.imread(str(tmp_path / f"set{i}" / "frames" / "empty.png")).astype(np.float32) for i in (0, 1))
+    assert float(np.abs(a - b).mean()) > 10
+
+
+def test_recolour_refuses_a_held_out_design(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render3d", "--dataset", str(tmp_path / "set"), "--design", "travel-magnetic", "--recolour"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "held-out" in err and "--recolour" in err
+    assert not (tmp_path / "set").exists()
+    with pytest.raises(ValueError, match="held-out"):
+        plan("marble-white", 1, 1, recolour=True)
