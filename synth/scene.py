@@ -313,20 +313,20 @@ def _colour(rng: np.random.Generator, value: tuple[float, float], saturation: tu
 def recoloured(design: Design, rng: np.random.Generator) -> Design:
     """``design`` in colours of its own, for training only: its field, points, frame, bar, outline
     and one pair of checkers each of any hue, from near black to near white (the checkers' sides
-    still told apart by lightness, the lighter side at least 50 lighter in luma, as on every
-    design), its shapes and materials kept.  A counter that has seen eight boards' colours learns
-    them; one that has seen their shapes in every colour has to read the checkers."""
+    still told apart by lightness, the lighter side at least 50 lighter in luma), its shapes and
+    materials kept: meant to keep a reader from learning eight boards' colours instead of their
+    checkers."""
     any_colour = lambda: _colour(rng, (0.08, 0.95), (0.0, 0.8))  # noqa: E731
     field_colour, points = any_colour(), (any_colour(), any_colour())
     frame_colour = any_colour()
-    bar_colour = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in frame_colour)
+    r, g, b = (int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in frame_colour)  # the frame's, a shade off
     while True:
         light, dark = _colour(rng, (0.55, 1.0), (0.0, 0.7)), _colour(rng, (0.06, 0.7), (0.0, 0.85))
         if _luma(light) - _luma(dark) >= 50:
             break
     outline = None if design.outline is None else any_colour()
     return replace(design, field_colour=field_colour, points=points, frame_colour=frame_colour,
-                   bar_colour=bar_colour, outline=outline,  # type: ignore[arg-type]
+                   bar_colour=(r, g, b), outline=outline,
                    checkers=replace(design.checkers, pairs=((light, dark),) * len(design.checkers.pairs)))
 
 
