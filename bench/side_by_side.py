@@ -1,4 +1,5 @@
-"""What the readers' side-by-side benches share (bench/dice_readers.py, bench/checker_readers.py):
+"""What the readers' side-by-side benches share (bench/dice_readers.py, bench/checker_readers.py,
+bench/bar_readers.py, bench/counters.py):
 the command line, a small 2-D set when no dataset is given, each reader on each dataset, pooled
 rows, and the table or JSON printed."""
 
@@ -43,16 +44,22 @@ def median(values: Values, key: str, digits: int = 2) -> float | None:
     return round(statistics.median(values[key]), digits) if values[key] else None
 
 
-def run(description: str, readers: list[str], measure: Callable[[Path, str], Values],
-        summary: Callable[[Values], dict[str, float | int | None]], keys: list[str],
-        default: tuple[str, int, int], width: int = 18) -> int:
+def run(description: str, readers: list[str] | Callable[[argparse.Namespace], list[str]],
+        measure: Callable[[Path, str], Values], summary: Callable[[Values], dict[str, float | int | None]],
+        keys: list[str], default: tuple[str, int, int], width: int = 18,
+        options: Callable[[argparse.ArgumentParser], None] | None = None, argv: list[str] | None = None) -> int:
     """``[DATASET...] [--json]``: ``measure(dataset, reader)`` for every reader on every dataset
     (one OpenCV thread), a row per pair and a pooled row per reader.  Without datasets, a 2-D
-    set of ``default`` = (name, frames, seed) is rendered first."""
+    set of ``default`` = (name, frames, seed) is rendered first.  ``options`` adds a bench's own
+    options; ``readers`` may then be drawn from them."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("datasets", nargs="*", type=Path)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    if options is not None:
+        options(parser)
+    args = parser.parse_args(argv)
+    if callable(readers):
+        readers = readers(args)
     cv2.setNumThreads(1)
     if not args.datasets:
         import tempfile

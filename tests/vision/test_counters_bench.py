@@ -1,0 +1,58 @@
+"""bench/counters.py compares checker counter files on the same frames: its figures must be what
+vision.learned.count_points reads, the same file must read the same under any name, and a missing
+file is a one-line error."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from vision.dataset import calibration_for, load_dataset
+from vision.learned import MODEL_PATH, count_points, empty_board
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "counters.py"
+
+
+def _bench() -> ModuleType:
+    sys.path.insert(0, str(BENCH.parent))
+    spec = importlib.util.spec_from_file_location("counters_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_counters_rows_are_what_count_points_reads(small_dataset: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "renamed.onnx"
+    shutil.copy(MODEL_PATH, copy)
+    assert _bench().main([str(small_dataset), "--model", str(MODEL_PATH), "--model", str(copy), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    mine, renamed = (r for r in rows if r["dataset"] == small_dataset.name)
+    for key in ("frames", "points_wrong", "colour_wrong", "nudged_wrong", "alone_wrong", "board_exact"):
+        assert mine[key] == renamed[key], key
+    dataset = load_dataset(small_dataset)
+    geometry = calibration_for(dataset).geometry
+    photo, _ = dataset.reference("empty")
+    empty = empty_board(photo, geometry)
+    wrong = exact = frames = 0
+    for name, label in dataset.clear_frames():
+        read = count_points(dataset.image(name), geometry, empty=empty)
+        missed = sum(pair != tuple(truth) for pair, truth in zip(read.pairs, label["points"], strict=True))
+        wrong, exact, frames = wrong + missed, exact + (missed == 0), frames + 1
+    assert (mine["frames"], mine["points_wrong"]) == (frames, wrong)
+    assert mine["board_exact"] == pytest.approx(exact / frames, abs=1e-4)
+    assert [r["reader"] for r in rows if r["dataset"] == "pooled"] == [str(MODEL_PATH), str(copy)]
+
+
+def test_a_missing_counter_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _bench().main([str(tmp_path), "--model", str(tmp_path / "none.onnx")])
+    assert str(stop.value) == f"no counter at {tmp_path / 'none.onnx'}"
