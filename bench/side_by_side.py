@@ -82,7 +82,8 @@ def run(description: str, readers: list[str] | Callable[[argparse.Namespace], li
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print(f"{'dataset':38s} {'reader':18s} " + " ".join(f"{k:>{width}s}" for k in keys))
+    named = max(18, *(len(r) for r in readers))  # readers may be file paths (bench/counters.py)
+    print(f"{'dataset':38s} {'reader':{named}s} " + " ".join(f"{k:>{width}s}" for k in keys))
     for row in rows:
-        print(f"{row['dataset']:38s} {row['reader']:18s} " + " ".join(f"{str(row[k]):>{width}s}" for k in keys))
+        print(f"{row['dataset']:38s} {row['reader']:{named}s} " + " ".join(f"{str(row[k]):>{width}s}" for k in keys))
     return 0

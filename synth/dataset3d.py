@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from synth.designs import DESIGNS, Design, design
+from synth.designs import DESIGNS, Design, design, training_design
 from synth.povray import develop, incident_light, render_linear, scene_text
 from synth.scene import (
     BAR_RATE,
@@ -98,8 +98,11 @@ def plan(design_name: str, frames: int, seed: int, size: tuple[int, int] = (1280
     (`synth.scene.recoloured`; a tuning design only: training data)."""
     if pip_variety and not dice_variety:
         raise ValueError("pip variety needs dice variety")
-    if recolour and design(design_name).held_out:
-        raise ValueError(f"{design_name} is a held-out design: --recolour makes training data, of tuning designs only")
+    if recolour:  # training data: never a held-out design
+        try:
+            training_design(design_name)
+        except ValueError as error:
+            raise ValueError(f"--recolour: {error}") from None
     rig = make_rig(design(design_name), seed, size, same_light=same_light, recolour=recolour)
     rng = np.random.default_rng([*design_seed(rig.design, seed), 1])
     empty = moment_from_counts(rig, [(0, 0)] * 24, (0, 0), seed + 2)

@@ -311,8 +311,9 @@ def _colour(rng: np.random.Generator, value: tuple[float, float], saturation: tu
 
 
 def recoloured(design: Design, rng: np.random.Generator) -> Design:
-    """``design`` in colours of its own, for training only: its field, points, frame, bar, outline
-    and one pair of checkers each of any hue, from near black to near white (the checkers' sides
+    """``design`` in colours of its own, for training only: its field, points, frame, outline and
+    one pair of checkers each of any hue, from near black to near white, the bar a shade off the
+    frame's (the checkers' sides
     still told apart by lightness, the lighter side at least 50 lighter in luma), its shapes and
     materials kept: meant to keep a reader from learning eight boards' colours instead of their
     checkers."""
