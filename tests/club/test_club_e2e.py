@@ -42,13 +42,25 @@ class ClubServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ClubServer:
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "controller.cli", "club", "--broker", self.url, "--host", "127.0.0.1",
-                 "--port", str(self.port), "--data-dir", str(self.data_dir)],
-                stdout=log, stderr=log, env=_env(), cwd=ROOT)
-        wait_port(self.port, timeout=30)
-        return self
+        # a port found free can be taken by another test's server before this one binds it (seen:
+        # "Address already in use"): then the server stops at once, and another free port is tried
+        for _ in range(3):
+            with open(self.log, "ab") as log:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "controller.cli", "club", "--broker", self.url, "--host", "127.0.0.1",
+                     "--port", str(self.port), "--data-dir", str(self.data_dir)],
+                    stdout=log, stderr=log, env=_env(), cwd=ROOT)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    wait_port(self.port, timeout=0.5)
+                    return self
+                except TimeoutError:
+                    pass
+            if self.process.poll() is None:
+                raise TimeoutError(f"club server not up on port {self.port} after 30 s")
+            self.port = free_port()
+        raise RuntimeError(f"club server stopped three times at start: {self.log}")
 
     def kill(self) -> None:
         assert self.process is not None

@@ -5,6 +5,7 @@ verdict goes through its journal, as at a table.  Screenshots go to ``test-artif
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -234,6 +235,11 @@ def test_alert_draws_what_the_camera_read_with_the_recorded_position(tmp_path: P
         assert tab.errors == []
 
 
+#: the void banner's and the board's boxes, or null while either is missing
+RECTS = ("(() => { const b = document.querySelector('#void-banner'), d = document.querySelector('#board');"
+         " return b && d ? [b.getBoundingClientRect().toJSON(), d.getBoundingClientRect().toJSON()] : null; })()")
+
+
 @pytest.mark.parametrize("locale, words", [("en-GB", "Cocked die — roll again"),
                                            ("ru-RU", "Кость стоит на ребре — бросайте снова")])
 def test_void_roll_banner_on_the_board(tmp_path: Path, browser: Any, locale: str, words: str) -> None:  # noqa: F811
@@ -252,8 +258,16 @@ def test_void_roll_banner_on_the_board(tmp_path: Path, browser: Any, locale: str
             page.wait_for_selector("#void-banner", timeout=5000)
             banner = page.locator("#void-banner")
             assert words in banner.inner_text() and "Ion" in banner.inner_text()
-            box, board = banner.bounding_box(), page.locator("#board").bounding_box()
-            assert box is not None and board is not None
+            # both measured in one go: the live view is swapped in anew on every event, and a
+            # banner measured between two swaps was once found detached (no box)
+            found = None
+            for _ in range(250):
+                found = page.evaluate(RECTS)
+                if found is not None:
+                    break
+                time.sleep(0.02)
+            assert found is not None
+            box, board = found
             assert board["x"] < box["x"] and box["x"] + box["width"] < board["x"] + board["width"]  # on the board
             assert board["y"] < box["y"] and box["y"] + box["height"] < board["y"] + board["height"]
             tab.shot(f"void-banner-{locale}")
