@@ -4,30 +4,20 @@ file is a one-line error."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.vision.benches import load_bench
 from vision.dataset import calibration_for, load_dataset
 from vision.learned import MODEL_PATH, count_points, empty_board
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "counters.py"
-
 
 def _bench() -> ModuleType:
-    if str(BENCH.parent) not in sys.path:  # for its `side_by_side`; appended: bench/vision.py must not hide the package
-        sys.path.append(str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("counters_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("counters")
 
 
 def test_the_counters_rows_are_what_count_points_reads(small_dataset: Path, tmp_path: Path,

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.vision.benches import load_bench
 from vision.config import VisionConfig
 from vision.evaluate import evaluate
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "heldout.py"
-
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("heldout_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("heldout")
 
 
 def _share(cell: str) -> float | None:
