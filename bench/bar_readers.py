@@ -60,6 +60,4 @@ def summary(values: Values) -> dict[str, float | int | None]:
 
 
 if __name__ == "__main__":
-    sys.exit(run(__doc__.splitlines()[0], list(READERS), measure, summary,
-                 ["frames", "occupied_halves", "empty_halves", "bar_right", "checkers_exact", "count_ms_median"],
-                 ("render2d-23997", 30, 23997), width=15))
+    sys.exit(run(__doc__.splitlines()[0], list(READERS), measure, summary, ("render2d-23997", 30, 23997), width=15))

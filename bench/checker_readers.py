@@ -53,5 +53,4 @@ def summary(values: Values) -> dict[str, float | int | None]:
 
 if __name__ == "__main__":
     sys.exit(run(__doc__.splitlines()[0], list(READERS), lambda path, name: measure(path, READERS[name]), summary,
-                 ["frames", "point_accuracy", "board_exact", "wrong_doubted", "right_doubted", "read_ms_median"],
                  ("render2d-23998", 30, 23998), width=15))

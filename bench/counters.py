@@ -33,10 +33,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from side_by_side import Values, median, run, share  # noqa: E402
 
-#: how far the corners move for ``nudged`` (a share of the board's size; synth.checker_data's cuts)
-NUDGE = 0.004
-KEYS = ["frames", "points_wrong", "colour_wrong", "nudged_wrong", "alone_wrong", "board_exact", "count_ms_median"]
-
 
 def measure(path: Path, model: str) -> Values:
     from vision import learned
@@ -46,7 +42,7 @@ def measure(path: Path, model: str) -> Values:
     geometry = calibration_for(dataset).geometry
     photo, _ = dataset.reference("empty")
     rng = np.random.default_rng(0)
-    ways = {"calibrated": [geometry], "nudged": [geometry.nudged(rng, NUDGE) for _ in range(2)], "alone": [geometry]}
+    ways = {"calibrated": [geometry], "nudged": [geometry.nudged(rng) for _ in range(2)], "alone": [geometry]}
     frames = [(dataset.image(name), [tuple(p) for p in label["points"]]) for name, label in dataset.clear_frames()]
     out: Values = {"points": [], "colour": [], "nudged": [], "alone": [], "exact": [], "count_ms": []}
     for way, cuts in ways.items():
@@ -90,8 +86,8 @@ def chosen(args: argparse.Namespace) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(__doc__.splitlines()[0], chosen, measure, summary, KEYS, ("render2d-23996", 30, 23996),
-               width=15, options=models, argv=argv)
+    return run(__doc__.splitlines()[0], chosen, measure, summary, ("render2d-23996", 30, 23996), width=15,
+               options=models, argv=argv)
 
 
 if __name__ == "__main__":

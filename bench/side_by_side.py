@@ -46,12 +46,13 @@ def median(values: Values, key: str, digits: int = 2) -> float | None:
 
 def run(description: str, readers: list[str] | Callable[[argparse.Namespace], list[str]],
         measure: Callable[[Path, str], Values], summary: Callable[[Values], dict[str, float | int | None]],
-        keys: list[str], default: tuple[str, int, int], width: int = 18,
+        default: tuple[str, int, int], width: int = 18,
         options: Callable[[argparse.ArgumentParser], None] | None = None, argv: list[str] | None = None) -> int:
     """``[DATASET...] [--json]``: ``measure(dataset, reader)`` for every reader on every dataset
     (one OpenCV thread), a row per pair and a pooled row per reader.  Without datasets, a 2-D
     set of ``default`` = (name, frames, seed) is rendered first.  ``options`` adds a bench's own
-    options; ``readers`` may then be drawn from them."""
+    options; ``readers`` may then be drawn from them.  The columns are ``summary``'s keys, in its
+    order."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("datasets", nargs="*", type=Path)
     parser.add_argument("--json", action="store_true")
@@ -82,6 +83,7 @@ def run(description: str, readers: list[str] | Callable[[argparse.Namespace], li
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
+    keys = [key for key in rows[0] if key not in ("dataset", "reader")]
     named = max(18, *(len(r) for r in readers))  # readers may be file paths (bench/counters.py)
     print(f"{'dataset':38s} {'reader':{named}s} " + " ".join(f"{k:>{width}s}" for k in keys))
     for row in rows:

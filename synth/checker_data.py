@@ -21,13 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from synth.cut import cut_datasets
+from vision.calibration import CLICK
 from vision.dataset import calibration_for, load_dataset
 from vision.strips import board_strips
 
 __all__ = ["dataset_strips", "main"]
 
 
-def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = 0.004,
+def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = CLICK,
                    seed: int = 0) -> dict[str, np.ndarray]:
     """Strips, counts, colours and empty-board strips of every clear frame of one dataset."""
     dataset = load_dataset(path)

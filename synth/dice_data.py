@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from synth.cut import cut_datasets
-from vision.calibration import BoardGeometry
+from vision.calibration import CLICK, BoardGeometry
 from vision.dataset import calibration_for, load_dataset
 from vision.dice_learned import CROP_SIZE, FIND_SIZE, FIND_STRIDE, die_crop, find_view
 
@@ -102,7 +102,7 @@ def _negatives(geometry: BoardGeometry, points: list[list[int]], dice: list[tupl
     return found
 
 
-def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = 0.004, negatives: int = 4,
+def dataset_samples(path: Path, jitter: int = 1, corner_jitter: float = CLICK, negatives: int = 4,
                     seed: int = 0) -> dict[str, np.ndarray]:
     """Finder views and heat maps, reader crops and values, per-frame tilt of one dataset."""
     dataset = load_dataset(path)

@@ -23,6 +23,7 @@ import numpy as np
 from vision.config import VisionConfig
 
 __all__ = [
+    "CLICK",
     "DIE_PX_ADVISED",
     "BoardGeometry",
     "Calibration",
@@ -35,6 +36,9 @@ __all__ = [
 
 Point = tuple[float, float]
 _CANON_CACHE_MAX = 4
+#: a click a few pixels off at calibration, as the most each corner moves in `BoardGeometry.nudged`
+#: (a share of the board's diagonal): how the empty board is averaged and training strips are cut
+CLICK = 0.004
 
 
 def _as_points(xy: Any) -> np.ndarray:
@@ -146,7 +150,7 @@ class BoardGeometry:
             checker_u=config.checker_fraction,
         )
 
-    def nudged(self, rng: np.random.Generator, amount: float) -> BoardGeometry:
+    def nudged(self, rng: np.random.Generator, amount: float = CLICK) -> BoardGeometry:
         """The same board with each corner moved by up to ``amount`` of the board's diagonal in x
         and y (a click a few pixels off, a camera nudged after calibration)."""
         size = float(np.linalg.norm(self.corners[2] - self.corners[0]))

@@ -202,7 +202,7 @@ def empty_board(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     index = np.arange(len(strips))
     total = counter.read_standardised(references, references, index)[2]
     for _ in range(cuts - 1):
-        moved = standardise(board_strips(image, geometry.nudged(rng, 0.004)))
+        moved = standardise(board_strips(image, geometry.nudged(rng)))
         total = total + counter.read_standardised(moved, references, index)[2]
     return EmptyBoard(references, total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-9), strips, bar_model)
 
