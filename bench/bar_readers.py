@@ -34,14 +34,15 @@ def measure(path: Path, reader: str) -> Values:
 
     bar_model = None if reader == "counter" else learned.BAR_MODEL_PATH
     dataset = load_dataset(path)
-    geometry = calibration_for(dataset).geometry
+    calibration = calibration_for(dataset)
+    geometry = calibration.geometry
     photo, _ = dataset.reference("empty")
     empty = None if photo is None else learned.empty_board(photo, geometry, bar_model=bar_model)
     out: Values = {"occupied": [], "empty": [], "bar": [], "exact": [], "count_ms": []}
     for name, label in dataset.clear_frames():
         image = dataset.image(name)
         t0 = time.perf_counter()
-        read = learned.count_points(image, geometry, empty=empty, bar_model=bar_model)
+        read = learned.count_points(image, geometry, empty=empty, bar_model=bar_model, sides=calibration.colours.hues)
         out["count_ms"].append((time.perf_counter() - t0) * 1000)
         bar = label.get("bar") or {}
         truth = (int(bar.get("light", 0)), int(bar.get("dark", 0)))

@@ -2,11 +2,11 @@
 clear frame counted by vision.learned.count_points (no gate, no dice; the bar is the bar reader's
 and not scored here: bench/bar_readers.py), one OpenCV thread, three ways:
 
-- ``calibrated``: beside the dataset's empty board, cut at the dataset's corners, as the pipeline
-  reads them;
+- ``calibrated``: beside the dataset's empty board, cut at the dataset's corners, the sides' hues
+  as calibrated from its start position, as the pipeline reads them;
 - ``nudged``: the same with the corners moved by up to 0.4 % of the board (two seeded draws, the
   empty board cut the same way): a click off at calibration, as the training strips are cut;
-- ``alone``: no empty-board photo.
+- ``alone``: no empty-board photo, and no start position (the sides' hues from the frame).
 
     .venv/bin/python bench/counters.py [DATASET...] [--model FILE ...] [--json]
 
@@ -39,7 +39,8 @@ def measure(path: Path, model: str) -> Values:
     from vision.dataset import calibration_for, load_dataset
 
     dataset = load_dataset(path)
-    geometry = calibration_for(dataset).geometry
+    calibration = calibration_for(dataset)
+    geometry, sides = calibration.geometry, calibration.colours.hues
     photo, _ = dataset.reference("empty")
     rng = np.random.default_rng(0)
     ways = {"calibrated": [geometry], "nudged": [geometry.nudged(rng) for _ in range(2)], "alone": [geometry]}
@@ -50,7 +51,8 @@ def measure(path: Path, model: str) -> Values:
             empty = None if way == "alone" or photo is None else learned.empty_board(photo, cut, model=model)
             for image, truth in frames:
                 t0 = time.perf_counter()
-                read = learned.count_points(image, cut, model=model, empty=empty)
+                read = learned.count_points(image, cut, model=model, empty=empty,
+                                            sides=None if way == "alone" else sides)
                 ms = (time.perf_counter() - t0) * 1000
                 wrong = [i for i, pair in enumerate(read.pairs) if pair != truth[i]]
                 if way != "calibrated":

@@ -396,6 +396,14 @@ class ColourModel:
     def from_json(cls, data: dict[str, Any]) -> ColourModel:
         return cls(tuple(data["light"]), tuple(data["dark"]), bool(data.get("learnt", True)))  # type: ignore[arg-type]
 
+    @property
+    def hues(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The light and dark sides' hues, CIELAB (a*, b*), when learnt from the start position
+        (None with the defaults): what `vision.learned.other_side_by_hue` judges a stack by."""
+        if not self.learnt:
+            return None
+        return np.array(self.light[1:]) - 128.0, np.array(self.dark[1:]) - 128.0
+
 
 def _encode_png(image: np.ndarray | None) -> str | None:
     if image is None:

@@ -21,17 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from rules.position import CHECKERS
 from vision.calibration import BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
-from vision.strips import BAR_STRIPS, board_strips
+from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
 __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
-           "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
-           "match_colour", "within_checkers"]
+           "SHADED_EMPTY", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
+           "match_colour", "other_side_by_hue", "stack_hues", "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
@@ -62,6 +63,18 @@ COLOUR_STEP = 4
 #: a strip whose count the counter gives less than this, and that does not simply look as the
 #: empty board there, is read mirrored too (`count_points`; chosen on tuning sets)
 MIRROR_BELOW = 0.9
+#: the board's two sides differ in hue when their hues (as calibrated, or the medians of the stacks
+#: read as each side's) lie at least this far apart in the CIELAB a*b* plane (a yellow and a blue
+#: set: 55-75; white and black, or black with white inlays: under 10; chosen on tuning sets)
+HUE_APART = 20.0
+#: on such a board, a stack whose hue lies this many times closer to the other side's hue than to
+#: its own side's is the other side's (`other_side_by_hue`; chosen on tuning sets)
+HUE_CLOSER = 0.3
+#: how sure the colour of a stack turned over by its hue is: at most the share of such stacks that
+#: were the other side's on the tuning sets (held-out designs at seeds 31007-31013, 31097, 31099 and
+#: the tuning designs recoloured at seeds 4501 and 4502): 150 of 157 against the sides' hues as
+#: calibrated, 68 of 74 against the frame's own)
+HUE_TURNED = 0.9
 
 
 @dataclass
@@ -242,6 +255,45 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
     return count_p
 
 
+def stack_hues(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> dict[int, np.ndarray]:
+    """The hue of each occupied strip's stack: the median CIELAB (a*, b*) of the middle third of
+    the strip across, from the base to the top of the stack's first row (at most five checkers of
+    ``checker_rows`` pixels each).  Hue, not lightness: a light stack stays light and a dark one
+    dark when the lamp moves, and a dark checker's white inlay makes it no lighter in hue.
+    ``strips`` (N, H, W, 3) BGR, as cut (or as `match_colour` gives them); ``counts`` (N,)."""
+    _, height, width = strips.shape[:3]
+    left, right = width // 3, width - width // 3
+    hues: dict[int, np.ndarray] = {}
+    for i in np.flatnonzero(counts):
+        top = max(0, int(round(height - min(int(counts[i]), 5) * checker_rows)))
+        patch = np.clip(strips[i, top:height - 1, left:right].astype(np.float32) / 255.0, 0.0, 1.0)
+        lab = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        hues[int(i)] = np.median(lab[:, 1:], axis=0)
+    return hues
+
+
+def other_side_by_hue(hues: dict[int, np.ndarray], colours: np.ndarray,
+                      sides: tuple[np.ndarray, np.ndarray] | None = None, apart: float = HUE_APART,
+                      closer: float = HUE_CLOSER) -> list[int]:
+    """The strips whose stack is the other side's by its hue.  Each side's hue: ``sides`` (light,
+    dark), as calibrated from the start position (`vision.calibration.ColourModel.hues`), or
+    without them the median hue of the stacks read as that side's in this frame.  When the two lie
+    at least ``apart`` apart, each stack whose hue is ``closer`` times nearer the other side's than
+    its own side's is turned: each side's checkers are one colour over the whole board, however
+    the counter judged one stack of them.  On a board whose sides differ only in lightness
+    nothing is.  ``hues`` by `stack_hues`; ``colours`` (N,): 0 light, 1 dark, as read."""
+    if sides is None:
+        read_as = [[i for i in hues if colours[i] == side] for side in (0, 1)]
+        if not read_as[0] or not read_as[1]:
+            return []
+        sides = (np.median(np.array([hues[i] for i in read_as[0]]), axis=0),
+                 np.median(np.array([hues[i] for i in read_as[1]]), axis=0))
+    if np.linalg.norm(np.subtract(sides[0], sides[1])) < apart:
+        return []
+    return [i for i, hue in hues.items()
+            if np.linalg.norm(hue - sides[1 - colours[i]]) < closer * np.linalg.norm(hue - sides[colours[i]])]
+
+
 def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECKERS) -> tuple[np.ndarray, np.ndarray]:
     """The counts and colours (0 light, 1 dark) of all strips read together: each strip's likeliest
     count and colour when neither side then has more than ``most`` checkers on the board and bar,
@@ -286,14 +338,18 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
 
 
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
-                 empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH) -> PointCounts:
+                 empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH,
+                 sides: tuple[np.ndarray, np.ndarray] | None = None, hue_apart: float = HUE_APART) -> PointCounts:
     """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
     of the count times, when occupied, that of the colour.  The bar is read as its two halves
     (each a stack from the middle), whatever colour each holds, by ``bar_model`` (None: by the
     point counter; as ``empty`` was built).  With ``empty`` (the calibration's
     empty board), each strip is read beside the empty board's and judged against it
     (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip
-    the counter is not sure of is read mirrored too, the two readings averaged.  Neither side has
+    the counter is not sure of is read mirrored too, the two readings averaged.  On a board whose
+    sides differ in hue (by ``hue_apart``), a stack of the other side's hue is the other side's
+    (`other_side_by_hue`; ``sides``: their hues as calibrated from the start position, else this
+    frame's).  Neither side has
     more than 15 checkers: a reading that gives one more is read again as a whole
     (`within_checkers`)."""
     if empty is not None and empty.bar_model != bar_model:
@@ -319,6 +375,11 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
     if distance is not None:
         count_p = beside_empty(count_p, distance)
+    # a stack whose hue is the other side's is the other side's
+    colours_read = colour_p.argmax(axis=1)
+    rows = checker_rows(geometry, strips.shape[1])
+    for i in other_side_by_hue(stack_hues(strips, count_p.argmax(axis=1), rows), colours_read, sides, apart=hue_apart):
+        colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
     # a side has at most 15 checkers: a reading with more is read again as a whole
     best_counts, best_colours = within_checkers(count_p, colour_p)
     counts = [int(n) for n in best_counts]

@@ -110,7 +110,7 @@ class Reader:
             from vision.learned import count_points
 
             empty = self._empty_board
-            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty))
+            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty, sides=calib.colours.hues))
             reading = learned.reading((width, height), calib.geometry.checker_u)
         else:
             unknown = np.zeros(canon_shape, bool)

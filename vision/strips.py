@@ -13,8 +13,8 @@ import numpy as np
 
 from vision.calibration import BoardGeometry
 
-__all__ = ["BAR_STRIPS", "BOARD_STRIPS", "STRIP_SIZE", "STRIP_WIDTH_POINTS", "bar_strips", "board_strips", "point_strips",
-           "strip_quad"]
+__all__ = ["BAR_STRIPS", "BOARD_STRIPS", "STRIP_SIZE", "STRIP_WIDTH_POINTS", "bar_strips", "board_strips", "checker_rows",
+           "point_strips", "strip_quad"]
 
 #: strip size in pixels (width, height): a checker is about 20 px across
 STRIP_SIZE = (32, 112)
@@ -23,6 +23,12 @@ STRIP_WIDTH_POINTS = 1.5
 #: `board_strips` gives this many strips: P1..P24, then the bar's near and far halves from this index
 BOARD_STRIPS = 26
 BAR_STRIPS = 24
+
+
+def checker_rows(geometry: BoardGeometry, height: int = STRIP_SIZE[1]) -> float:
+    """A checker's diameter in a strip's rows, base to middle (a strip of ``height`` rows runs half
+    the board's depth, the bar's halves too)."""
+    return geometry.checker_v / 0.5 * height
 
 
 def strip_quad(geometry: BoardGeometry, point: int) -> np.ndarray:

@@ -30,13 +30,14 @@ def test_the_counters_rows_are_what_count_points_reads(small_dataset: Path, tmp_
     for key in ("frames", "points_wrong", "colour_wrong", "nudged_wrong", "alone_wrong", "board_exact"):
         assert mine[key] == renamed[key], key
     dataset = load_dataset(small_dataset)
-    geometry = calibration_for(dataset).geometry
+    calibration = calibration_for(dataset)
+    geometry = calibration.geometry
     photo, _ = dataset.reference("empty")
     empty = empty_board(photo, geometry)
     wrong = alone = exact = frames = 0
     for name, label in dataset.clear_frames():
         truth = [tuple(pair) for pair in label["points"]]
-        read = count_points(dataset.image(name), geometry, empty=empty)
+        read = count_points(dataset.image(name), geometry, empty=empty, sides=calibration.colours.hues)
         missed = sum(pair != true for pair, true in zip(read.pairs, truth, strict=True))
         alone += sum(pair != true for pair, true in zip(count_points(dataset.image(name), geometry).pairs, truth,
                                                          strict=True))

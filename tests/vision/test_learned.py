@@ -6,16 +6,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.calibration import calibrate
+from vision.calibration import ColourModel, calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
 from vision.learned import (
     AMBIGUOUS_DISTANCE,
     BAR_MODEL_PATH,
     EMPTY_DISTANCE,
+    HUE_APART,
+    HUE_TURNED,
     MIRROR_BELOW,
     MODEL_PATH,
     SHADED_EMPTY,
@@ -24,6 +27,8 @@ from vision.learned import (
     count_points,
     empty_board,
     match_colour,
+    other_side_by_hue,
+    stack_hues,
     standardise,
     within_checkers,
 )
@@ -385,3 +390,103 @@ def test_the_bar_reader_reads_the_bar_of_held_out_boards(design: str, tmp_path: 
         right += (halves[0] == bar["light"]) + (halves[1] == bar["dark"])
         total += 2
     assert total == 12 and right >= total - 1
+
+
+# BGR: a pale field, the points' colour above the stacks, and three checker pairs
+FIELD, POINT = (200, 205, 210), (40, 90, 200)
+YELLOW, BLUE = (120, 230, 244), (150, 60, 40)
+WHITE, BLACK = (236, 240, 240), (40, 34, 30)
+
+
+def _board_of_stacks(stacks: list[tuple[int, tuple[int, int, int]]], rows: float = 20.0) -> np.ndarray:
+    """Strips (N, 112, 32, 3) of a field with a point drawn to the top, each with a stack of
+    (count, colour) from its base: at most five checkers drawn, as on a board."""
+    width, height = STRIP_SIZE
+    strips = np.empty((len(stacks), height, width, 3), np.uint8)
+    strips[:] = FIELD
+    strips[:, :, 8:24] = POINT
+    for strip, (count, colour) in zip(strips, stacks, strict=True):
+        if count:
+            strip[int(height - min(count, 5) * rows):, 4:28] = colour
+    return strips
+
+
+def test_a_stacks_hue_is_read_from_its_checkers_not_the_point_above_them() -> None:
+    strips = _board_of_stacks([(2, YELLOW), (0, YELLOW), (7, BLUE)])
+    hues = stack_hues(strips, np.array([2, 0, 7]), 20.0)
+    assert set(hues) == {0, 2}  # an empty strip has no stack's hue
+    yellow_ab = cv2.cvtColor(np.full((1, 1, 3), YELLOW, np.uint8), cv2.COLOR_BGR2Lab)[0, 0, 1:].astype(float) - 128
+    assert np.linalg.norm(hues[0] - yellow_ab) < 3 and hues[2][1] < -20  # yellow; blue (b* well below 0)
+
+
+def test_a_stack_of_the_other_sides_hue_is_the_other_sides() -> None:
+    """Yellow against blue: the one yellow stack read as dark is turned, and only it; so is a blue
+    one read as light.  On a white-and-black board (sides apart in lightness only) nothing is, and
+    nor when one side has no stack on the board."""
+    stacks = [(2, YELLOW), (5, YELLOW), (3, YELLOW), (4, BLUE), (5, BLUE), (1, YELLOW), (2, BLUE)]
+    counts = np.array([n for n, _ in stacks])
+    read = np.array([0, 0, 0, 1, 1, 1, 0])  # strip 5 (yellow) read dark, strip 6 (blue) read light
+    hues = stack_hues(_board_of_stacks(stacks), counts, 20.0)
+    assert sorted(other_side_by_hue(hues, read)) == [5, 6]
+    assert other_side_by_hue(hues, np.array([0, 0, 0, 1, 1, 0, 1])) == []  # all read right
+    white_black = [(n, WHITE if c == YELLOW else BLACK) for n, c in stacks]
+    assert other_side_by_hue(stack_hues(_board_of_stacks(white_black), counts, 20.0), read) == []
+    one_side = stack_hues(_board_of_stacks([(n, YELLOW) for n, _ in stacks]), counts, 20.0)
+    assert other_side_by_hue(one_side, np.zeros(len(stacks), int)) == []
+    assert HUE_APART > 10  # white against black, or black with white inlays, never count as two hues
+
+
+def test_the_sides_hues_as_calibrated_turn_stacks_the_frame_alone_cannot() -> None:
+    """Most yellow stacks read as dark: the frame's own dark median is then yellow and nothing is
+    turned; the sides' hues as calibrated from the start position turn every yellow stack light."""
+    stacks = [(2, YELLOW), (5, YELLOW), (3, YELLOW), (4, YELLOW), (5, BLUE)]
+    counts = np.array([n for n, _ in stacks])
+    read = np.array([0, 1, 1, 1, 1])
+    hues = stack_hues(_board_of_stacks(stacks), counts, 20.0)
+    assert other_side_by_hue(hues, read) == []
+
+    def ab(bgr: tuple[int, int, int]) -> np.ndarray:
+        return cv2.cvtColor(np.full((1, 1, 3), bgr, np.uint8), cv2.COLOR_BGR2Lab)[0, 0, 1:].astype(float) - 128
+
+    assert sorted(other_side_by_hue(hues, read, (ab(YELLOW), ab(BLUE)))) == [1, 2, 3]
+    assert other_side_by_hue(hues, read, (ab(WHITE), ab(BLACK))) == []  # calibrated sides of one hue
+
+
+def test_the_sides_hues_are_learnt_from_the_start_position(small_dataset: Path) -> None:
+    assert ColourModel().hues is None  # the defaults are no board's
+    light, dark = calibration_for(load_dataset(small_dataset)).colours.hues or (None, None)
+    assert light is not None and dark is not None and light.shape == dark.shape == (2,)
+
+
+
+@pytest.mark.slow
+def test_a_board_whose_sides_differ_in_hue_reads_each_stack_in_its_sides_colour(tmp_path: Path) -> None:
+    """A tuning design painted anew (`render3d --recolour`: checkers of two hues the counter never
+    saw together), the lamp moved since calibration: read beside the empty board as the pipeline
+    reads it (the sides' hues from the start position), with and without the hue rule.  Stacks are turned to the other side by their hue, every one of them to the side
+    its label gives, and each as sure as `HUE_TURNED` at most."""
+    from controller.cli import main
+    from synth.povray import povray_available
+
+    if not povray_available():
+        pytest.skip("POV-Ray is not installed (make setup installs it)")
+    root = tmp_path / "recoloured"
+    assert main(["render3d", "--dataset", str(root), "--design", "tournament-cork", "--recolour", "--frames", "6",
+                 "--seed", "4601", "--size", "640x360", "--occluded-rate", "0", "--quiet"]) == 0
+    dataset = load_dataset(root)
+    calibration = calibration_for(dataset)
+    geometry, sides = calibration.geometry, calibration.colours.hues
+    photo, _ = dataset.reference("empty")
+    assert photo is not None and sides is not None
+    empty = empty_board(photo, geometry)
+    turned = 0
+    for name, label in dataset.clear_frames():
+        image = dataset.image(name)
+        read = count_points(image, geometry, empty=empty, sides=sides)
+        by_counter = count_points(image, geometry, empty=empty, sides=sides, hue_apart=float("inf"))
+        for point, (colour, before) in enumerate(zip(read.colours, by_counter.colours, strict=True)):
+            if colour is not None and before is not None and colour != before:
+                turned += 1
+                assert label["points"][point][colour] > 0 and label["points"][point][before] == 0
+                assert read.probabilities[point] <= HUE_TURNED + 1e-9
+    assert turned >= 1
