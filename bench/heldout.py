@@ -3,7 +3,7 @@ missing and read by `referee vision eval`'s code, one row per design and seed, t
 
     .venv/bin/python bench/heldout.py --seed 31047 [--seed ...] [--cache DIR] [--jobs 2]
         [--frames 30] [--render-only] [--csv-dir DIR] [--checkers/--dice/--hands auto|learned|classical]
-        [--no-gate] [--no-references] [--design NAME ...]
+        [--no-gate] [--no-references] [--recolour] [--design NAME ...]
 
 Without ``--seed`` (as ``make bench`` runs it) a smoke run: seed 39001, 3 frames a design.
 A set is ``CACHE/h{SEED}-{DESIGN}`` (``-f{FRAMES}`` after it when not 30), rendered as ``referee render3d --dataset DIR --design DESIGN
@@ -17,6 +17,10 @@ Columns, over each set's frames: clear / hand frames; hands refused; clear frame
 accuracy and boards exact over the clear frames (a refused one wrong on every point); dice exact and
 valid rolls called void over the clear valid rolls; void rolls found; of the boards read wrong /
 right, how many were doubted (below the referee's question threshold).
+
+``--recolour``: the held-out designs painted anew for each seed (``referee render3d --recolour``:
+field, points, frame and checkers in colours of their own, the rest as without), sets
+``CACHE/h{SEED}-{DESIGN}-recoloured``: boards never trained on, in colours never seen.
 """
 
 from __future__ import annotations
@@ -40,23 +44,26 @@ HEADER = ("held-out design, seed", "clear / hand", "hands refused", "clear refus
 GOAL = ("goal", "", "≥ 0.99", "≤ 0.01", "≥ 0.995", "≥ 0.97", "≥ 0.99", "≥ 0.95", "≤ 0.01", "≥ 0.9 / ≤ 0.05")
 
 
-def set_dir(cache: Path, seed: int, design: str, frames: int) -> Path:
-    return cache / (f"h{seed}-{design}" if frames == 30 else f"h{seed}-{design}-f{frames}")
+def set_dir(cache: Path, seed: int, design: str, frames: int, recolour: bool = False) -> Path:
+    name = f"h{seed}-{design}" + ("" if frames == 30 else f"-f{frames}")
+    return cache / (name + ("-recoloured" if recolour else ""))
 
 
-def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: int, jobs: int) -> list[str]:
+def render(cache: Path, seeds: Sequence[int], designs: Sequence[str], frames: int, jobs: int,
+           recolour: bool = False) -> list[str]:
     """Render every set not yet whole (no dataset.json) as `referee render3d` does
     (`synth.dataset3d.render_dataset`), ``jobs`` at once; the failures' one-line messages."""
     from synth.dataset3d import render_dataset
 
-    todo = [(s, d) for s in seeds for d in designs if not (set_dir(cache, s, d, frames) / "dataset.json").is_file()]
+    todo = [(s, d) for s in seeds for d in designs
+            if not (set_dir(cache, s, d, frames, recolour) / "dataset.json").is_file()]
 
     def one(item: tuple[int, str]) -> str | None:
         seed, design = item
-        out = set_dir(cache, seed, design, frames)
+        out = set_dir(cache, seed, design, frames, recolour)
         print(f"rendering {out.name} ({frames} frames)", file=sys.stderr, flush=True)
         try:
-            render_dataset(out, design, frames, seed, threads=1)
+            render_dataset(out, design, frames, seed, threads=1, recolour=recolour)
         except (ValueError, OSError, RuntimeError) as error:
             return f"{out.name}: {error}"
         return None
@@ -104,13 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.add_argument(f"--{part}", choices=["auto", "classical", "learned"], default="auto")
     parser.add_argument("--no-gate", action="store_true", help="read every frame whatever the hand gate says")
     parser.add_argument("--no-references", action="store_true", help="each frame from that photo and its corners alone")
+    parser.add_argument("--recolour", action="store_true", help="the held-out designs in colours of their own")
     args = parser.parse_args(argv)
     designs = args.design or list(HELD_OUT)
     if not args.seed:  # as `make bench` runs it: a few frames, to show the command works end to end
         args.seed, args.frames = [SMOKE_SEED], args.frames or SMOKE_FRAMES
     args.frames = args.frames or 30
 
-    failures = render(args.cache, args.seed, designs, args.frames, args.jobs)
+    failures = render(args.cache, args.seed, designs, args.frames, args.jobs, args.recolour)
     if failures:
         for message in failures:
             print(f"heldout: render failed: {message}", file=sys.stderr)
@@ -131,13 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for seed in args.seed:
         of_seed: list[FrameResult] = []
         for design in designs:
-            path = set_dir(args.cache, seed, design, args.frames)
+            path = set_dir(args.cache, seed, design, args.frames, args.recolour)
             config = VisionConfig.with_readers(f"checkers={args.checkers},dice={args.dice},hands={args.hands}",
                                                synthetic=False)
             csv_path = args.csv_dir / f"{path.name}.csv" if args.csv_dir else None
             _, results = evaluate(path, config, csv_path=csv_path, references=not args.no_references,
                                   gate=not args.no_gate)
-            rows.append(row(f"{design} {seed}", results))
+            rows.append(row(f"{design}{' recoloured' if args.recolour else ''} {seed}", results))
             of_seed += results
         if len(designs) > 1:
             rows.append(row(f"**pooled {seed}**", of_seed))

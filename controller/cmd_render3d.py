@@ -26,8 +26,8 @@ def register(commands: Any) -> None:
     r3.add_argument("--bar-rate", type=float, default=0.2,
                     help="share of frames in which each side has checkers on the bar (default 0.2)")
     r3.add_argument("--recolour", action="store_true",
-                    help="training data: the board and checkers in colours of their own (any hue, dark to light; "
-                         "a tuning design only)")
+                    help="the board and checkers in colours of their own (any hue, dark to light): training data "
+                         "from a tuning design, or a held-out design to measure on (still held out)")
     r3.add_argument("--fine", action="store_true", help="anti-aliased (about twice the time)")
     r3.add_argument("--threads", type=int, default=None, help="POV-Ray render threads (default: all cores)")
     r3.add_argument("--contact-sheet", metavar="DIR", help="draw a dataset's frames with their labels")

@@ -445,10 +445,19 @@ def test_a_recoloured_set_shows_its_colours_and_records_them(tmp_path: Path) -> 
     assert float(np.abs(a - b).mean()) > 10
 
 
-def test_recolour_refuses_a_held_out_design(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["render3d", "--dataset", str(tmp_path / "set"), "--design", "travel-magnetic", "--recolour"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "held-out" in err and "--recolour" in err
-    assert not (tmp_path / "set").exists()
-    with pytest.raises(ValueError, match="held-out"):
-        plan("marble-white", 1, 1, recolour=True)
+def test_a_recoloured_held_out_design_is_still_held_out(tmp_path: Path) -> None:
+    """A held-out design painted anew is for measuring readers on colours never seen: its set names
+    the design as held out, and the data cutters refuse to train on it."""
+    from synth.cut import not_for_training
+
+    rig, _, _, moments = plan("marble-white", 2, 31105, recolour=True)
+    plain = plan("marble-white", 2, 31105)
+    assert (rig.light_colour, rig.dark_colour) != (plain[0].light_colour, plain[0].dark_colour)
+    assert [m.points for m in moments] == [m.points for m in plain[3]]
+    out = tmp_path / "set"
+    assert main(["render3d", "--dataset", str(out), "--design", "travel-magnetic", "--recolour", "--frames", "1",
+                 "--seed", "19", "--size", "256x144", "--threads", "1", "--quiet"]) == 0
+    generator = json.loads((out / "dataset.json").read_text())["generator"]
+    assert generator["kind"] == "held-out" and "recolour" in generator
+    refusal = not_for_training(out)
+    assert refusal is not None and "held-out" in refusal

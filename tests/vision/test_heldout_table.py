@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from types import ModuleType
@@ -52,3 +53,19 @@ def test_an_unknown_design_is_a_one_line_error(capsys: pytest.CaptureFixture[str
         _bench().main(["--seed", "1", "--design", "no-such-board"])
     assert stop.value.code == 2
     assert "no-such-board" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_recoloured_held_out_sets_live_apart_from_the_plain_ones(tmp_path: Path) -> None:
+    """``--recolour`` renders a held-out design painted anew into a set of its own name (a plain set
+    of the same seed is never taken for it), its colours recorded, still held out."""
+    from synth.povray import povray_available
+
+    if not povray_available():
+        pytest.skip("POV-Ray is not installed (make setup installs it)")
+    bench = _bench()
+    argv = ["--seed", "39003", "--design", "travel-magnetic", "--frames", "1", "--cache", str(tmp_path), "--render-only"]
+    assert bench.main([*argv, "--recolour"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["h39003-travel-magnetic-f1-recoloured"]
+    meta = json.loads((tmp_path / "h39003-travel-magnetic-f1-recoloured" / "dataset.json").read_text())
+    assert meta["generator"]["kind"] == "held-out" and "recolour" in meta["generator"]
