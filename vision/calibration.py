@@ -397,12 +397,22 @@ class ColourModel:
         return cls(tuple(data["light"]), tuple(data["dark"]), bool(data.get("learnt", True)))  # type: ignore[arg-type]
 
     @property
+    def centres(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The learnt (light, dark) Lab centres (OpenCV's 8-bit Lab), or None when only the
+        defaults are known."""
+        if not self.learnt:
+            return None
+        return np.asarray(self.light, np.float32), np.asarray(self.dark, np.float32)
+
+    @property
     def hues(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The light and dark sides' hues, CIELAB (a*, b*), when learnt from the start position
         (None with the defaults): what `vision.learned.other_side_by_hue` judges a stack by."""
-        if not self.learnt:
+        centres = self.centres
+        if centres is None:
             return None
-        return np.array(self.light[1:]) - 128.0, np.array(self.dark[1:]) - 128.0
+        light, dark = centres
+        return light[1:] - 128.0, dark[1:] - 128.0
 
 
 def _encode_png(image: np.ndarray | None) -> str | None:

@@ -333,13 +333,6 @@ def _fill_holes(binary: np.ndarray, d: float, max_checkers: float, dice: np.ndar
     return (~reachable[labels]).astype(np.uint8)
 
 
-def checker_colours(calib: Calibration) -> tuple[np.ndarray, np.ndarray] | None:
-    """The learnt (light, dark) Lab centres, or None when only the defaults are known."""
-    if not calib.colours.learnt:
-        return None
-    return (np.asarray(calib.colours.light, np.float32), np.asarray(calib.colours.dark, np.float32))
-
-
 @dataclass
 class _Ctx:
     config: VisionConfig
@@ -1091,7 +1084,7 @@ def _context(calib: Calibration, canon: np.ndarray, config: VisionConfig, unknow
         raise ValueError("calibration has no empty-board reference")
     lab = _lab(canon) if lab is None else lab
     if occ is None:
-        occ = occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+        occ = occupancy_map(canon, calib.background, config, lab=lab, colours=calib.colours.centres,
                             checker_px=calib.geometry.checker_u * canon.shape[1])
     if unknown is None:
         unknown = np.zeros(occ.shape, bool)

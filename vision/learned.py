@@ -30,9 +30,10 @@ from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
-__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "MODEL_PATH", "NEAR_EMPTY_FLOOR",
-           "SHADED_EMPTY", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "beside_empty", "count_points", "empty_board",
-           "match_colour", "other_side_by_hue", "stack_hues", "within_checkers"]
+__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER",
+           "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard",
+           "PointCounts", "beside_empty", "count_points", "empty_board", "match_colour", "other_side_by_hue", "stack_hues",
+           "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
@@ -265,7 +266,7 @@ def stack_hues(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> d
     left, right = width // 3, width - width // 3
     hues: dict[int, np.ndarray] = {}
     for i in np.flatnonzero(counts):
-        top = max(0, int(round(height - min(int(counts[i]), 5) * checker_rows)))
+        top = min(height - 2, max(0, int(round(height - min(int(counts[i]), 5) * checker_rows))))
         patch = np.clip(strips[i, top:height - 1, left:right].astype(np.float32) / 255.0, 0.0, 1.0)
         lab = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         hues[int(i)] = np.median(lab[:, 1:], axis=0)
@@ -375,11 +376,13 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
     if distance is not None:
         count_p = beside_empty(count_p, distance)
-    # a stack whose hue is the other side's is the other side's
-    colours_read = colour_p.argmax(axis=1)
-    rows = checker_rows(geometry, strips.shape[1])
-    for i in other_side_by_hue(stack_hues(strips, count_p.argmax(axis=1), rows), colours_read, sides, apart=hue_apart):
-        colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
+    # a stack whose hue is the other side's is the other side's (with sides calibrated of one hue,
+    # nothing to look at)
+    if sides is None or np.linalg.norm(np.subtract(sides[0], sides[1])) >= hue_apart:
+        colours_read = colour_p.argmax(axis=1)
+        hues = stack_hues(strips, count_p.argmax(axis=1), checker_rows(geometry, strips.shape[1]))
+        for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):
+            colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
     # a side has at most 15 checkers: a reading with more is read again as a whole
     best_counts, best_colours = within_checkers(count_p, colour_p)
     counts = [int(n) for n in best_counts]

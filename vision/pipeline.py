@@ -20,7 +20,6 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.checkers import (
     CheckerReading,
-    checker_colours,
     checker_mask,
     normalise_illumination,
     occupancy_map,
@@ -110,14 +109,15 @@ class Reader:
             from vision.learned import count_points
 
             empty = self._empty_board
-            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty, sides=calib.colours.hues))
+            sides = self._sides
+            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty, sides=sides))
             reading = learned.reading((width, height), calib.geometry.checker_u)
         else:
             unknown = np.zeros(canon_shape, bool)
             if dice:
                 unknown = self._dice_mask(dice, canon_shape)
             occ = timed("occupancy", lambda: occupancy_map(
-                canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+                canon, calib.background, config, lab=lab, colours=calib.colours.centres,
                 checker_px=calib.geometry.checker_u * canon.shape[1], dice=unknown))
             dice_xy = self._dice_centres(dice)
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
@@ -176,6 +176,12 @@ class Reader:
         from vision.learned import empty_board
 
         return empty_board(photo, self.calibration.geometry)
+
+    @cached_property
+    def _sides(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The two sides' hues as calibrated from the start position (`ColourModel.hues`), which
+        the learned counter judges a stack's colour by too; None when not learnt."""
+        return self.calibration.colours.hues
 
     @property
     def _empty_photo(self) -> np.ndarray | None:

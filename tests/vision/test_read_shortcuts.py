@@ -18,7 +18,6 @@ from vision.checkers import (
     _columns,
     _context,
     _median1,
-    checker_colours,
     checker_mask,
     normalise_illumination,
     occupancy_map,
@@ -61,7 +60,7 @@ def scene(small_dataset: Path) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray,
     assert calib.background is not None
     canon = normalise_illumination(calib.geometry.warp(image, calib.canonical_width), calib.background)
     lab = cv2.cvtColor(canon, cv2.COLOR_BGR2LAB).astype(np.float32)
-    occ = occupancy_map(canon, calib.background, config, lab=lab, colours=checker_colours(calib),
+    occ = occupancy_map(canon, calib.background, config, lab=lab, colours=calib.colours.centres,
                         checker_px=calib.geometry.checker_u * canon.shape[1])
     return calib, image, canon, lab, occ
 
