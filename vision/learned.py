@@ -74,7 +74,7 @@ HUE_CLOSER = 0.3
 #: how sure the colour of a stack turned over by its hue is: at most the share of such stacks that
 #: were the other side's on the tuning sets (held-out designs at seeds 31007-31013, 31097, 31099 and
 #: the tuning designs recoloured at seeds 4501 and 4502): 150 of 157 against the sides' hues as
-#: calibrated, 68 of 74 against the frame's own)
+#: calibrated, 68 of 74 against the frame's own
 HUE_TURNED = 0.9
 
 
