@@ -311,12 +311,12 @@ def _colour(rng: np.random.Generator, value: tuple[float, float], saturation: tu
 
 
 def recoloured(design: Design, rng: np.random.Generator) -> Design:
-    """``design`` in colours of its own, for training only: its field, points, frame, outline and
-    one pair of checkers each of any hue, from near black to near white, the bar a shade off the
-    frame's (the checkers' sides
-    still told apart by lightness, the lighter side at least 50 lighter in luma), its shapes and
-    materials kept: meant to keep a reader from learning eight boards' colours instead of their
-    checkers."""
+    """``design`` in colours of its own: its field, points, frame, outline and one pair of checkers
+    each of any hue, from near black to near white, the bar a shade off the frame's (the checkers'
+    sides still told apart by lightness, the lighter side at least 50 lighter in luma), its shapes
+    and materials kept.  A tuning design so is training data, meant to keep a reader from learning
+    eight boards' colours instead of their checkers; a held-out design so measures readers on
+    colours never seen."""
     any_colour = lambda: _colour(rng, (0.08, 0.95), (0.0, 0.8))  # noqa: E731
     field_colour, points = any_colour(), (any_colour(), any_colour())
     frame_colour = any_colour()

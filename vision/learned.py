@@ -31,9 +31,9 @@ from vision.nets import load_net, softmax
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
 __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER",
-           "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard",
-           "PointCounts", "beside_empty", "count_points", "empty_board", "match_colour", "other_side_by_hue", "stack_hues",
-           "within_checkers"]
+           "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "SHADED_EMPTY", "BoardCounter", "CheckerCounter",
+           "EmptyBoard", "PointCounts", "beside_empty", "count_points", "differ_in_hue", "empty_board",
+           "match_colour", "other_side_by_hue", "stack_hues", "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
@@ -273,6 +273,11 @@ def stack_hues(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> d
     return hues
 
 
+def differ_in_hue(sides: tuple[np.ndarray, np.ndarray], apart: float = HUE_APART) -> bool:
+    """Whether two sides' hues (light, dark; CIELAB a*, b*) lie at least ``apart`` apart."""
+    return bool(np.linalg.norm(np.subtract(sides[0], sides[1])) >= apart)
+
+
 def other_side_by_hue(hues: dict[int, np.ndarray], colours: np.ndarray,
                       sides: tuple[np.ndarray, np.ndarray] | None = None, apart: float = HUE_APART,
                       closer: float = HUE_CLOSER) -> list[int]:
@@ -289,7 +294,7 @@ def other_side_by_hue(hues: dict[int, np.ndarray], colours: np.ndarray,
             return []
         sides = (np.median(np.array([hues[i] for i in read_as[0]]), axis=0),
                  np.median(np.array([hues[i] for i in read_as[1]]), axis=0))
-    if np.linalg.norm(np.subtract(sides[0], sides[1])) < apart:
+    if not differ_in_hue(sides, apart):
         return []
     return [i for i, hue in hues.items()
             if np.linalg.norm(hue - sides[1 - colours[i]]) < closer * np.linalg.norm(hue - sides[colours[i]])]
@@ -378,7 +383,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         count_p = beside_empty(count_p, distance)
     # a stack whose hue is the other side's is the other side's (with sides calibrated of one hue,
     # nothing to look at)
-    if sides is None or np.linalg.norm(np.subtract(sides[0], sides[1])) >= hue_apart:
+    if sides is None or differ_in_hue(sides, hue_apart):
         colours_read = colour_p.argmax(axis=1)
         hues = stack_hues(strips, count_p.argmax(axis=1), checker_rows(geometry, strips.shape[1]))
         for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):

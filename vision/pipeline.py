@@ -109,8 +109,8 @@ class Reader:
             from vision.learned import count_points
 
             empty = self._empty_board
-            sides = self._sides
-            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty, sides=sides))
+            learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
+                                                            sides=calib.colours.hues))
             reading = learned.reading((width, height), calib.geometry.checker_u)
         else:
             unknown = np.zeros(canon_shape, bool)
@@ -176,12 +176,6 @@ class Reader:
         from vision.learned import empty_board
 
         return empty_board(photo, self.calibration.geometry)
-
-    @cached_property
-    def _sides(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The two sides' hues as calibrated from the start position (`ColourModel.hues`), which
-        the learned counter judges a stack's colour by too; None when not learnt."""
-        return self.calibration.colours.hues
 
     @property
     def _empty_photo(self) -> np.ndarray | None:

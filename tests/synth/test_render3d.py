@@ -410,7 +410,7 @@ def _luma(rgb: tuple[int, int, int]) -> float:
 
 
 def test_recolour_paints_the_board_and_checkers_anew_and_draws_the_rest_as_without() -> None:
-    """`--recolour` (training data): each seed its own field, points, frame and checkers, the
+    """`--recolour`: each seed its own field, points, frame and checkers, the
     lighter side lighter, the shapes and materials the design's; camera, light and positions as
     without, so a recoloured set is the same scenes in other colours."""
     fields, pairs = set(), set()
