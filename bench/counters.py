@@ -3,7 +3,8 @@ clear frame counted by vision.learned.count_points (no gate, no dice; the bar is
 and not scored here: bench/bar_readers.py), one OpenCV thread, three ways:
 
 - ``calibrated``: beside the dataset's empty board, cut at the dataset's corners, the sides' hues
-  as calibrated from its start position, as the pipeline reads them;
+  as calibrated from its start position and what its photo of the start position shows of the
+  sides (`vision.learned.start_colours`, by each counter), as the pipeline reads them;
 - ``nudged``: the same with the corners moved by up to 0.4 % of the board (two seeded draws, the
   empty board cut the same way): a click off at calibration, as the training strips are cut;
 - ``alone``: no empty-board photo, and no start position (the sides' hues from the frame).
@@ -49,10 +50,12 @@ def measure(path: Path, model: str) -> Values:
     for way, cuts in ways.items():
         for cut in cuts:
             empty = None if way == "alone" or photo is None else learned.empty_board(photo, cut, model=model)
+            start = None if empty is None or calibration.start_frame is None else learned.start_colours(
+                calibration.start_frame, cut, calibration.variant, empty, model=model)
             for image, truth in frames:
                 t0 = time.perf_counter()
                 read = learned.count_points(image, cut, model=model, empty=empty,
-                                            sides=None if way == "alone" else sides)
+                                            sides=None if way == "alone" else sides, start=start)
                 ms = (time.perf_counter() - t0) * 1000
                 wrong = [i for i, pair in enumerate(read.pairs) if pair != truth[i]]
                 if way != "calibrated":

@@ -424,7 +424,14 @@ def _encode_png(image: np.ndarray | None) -> str | None:
     return base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def _decode_png(text: str | None) -> np.ndarray | None:
+def _encode_jpg(image: np.ndarray | None) -> str | None:
+    if image is None:
+        return None
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return base64.b64encode(buf.tobytes()).decode("ascii") if ok else None
+
+
+def _decode_image(text: str | None) -> np.ndarray | None:
     if not text:
         return None
     data = np.frombuffer(base64.b64decode(text), np.uint8)
@@ -446,6 +453,11 @@ class Calibration:
     #: frames), "estimated" (from a single frame in play: a guess, so the classical reader's every
     #: reading is doubted; the learned counter does not use it, `vision.pipeline.ALONE_CONFIDENCE`)
     background_source: str = "empty"
+    #: the photo of the start position (camera frame, full size), when calibrated with one, and the
+    #: variant it shows: the learned counter learns from it how this board's two sides look
+    #: (`vision.learned.start_colours`)
+    start_frame: np.ndarray | None = None
+    variant: str = "backgammon"
     _empty_lab: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def empty_lab(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -466,11 +478,10 @@ class Calibration:
             "canonical_width": self.canonical_width,
             "background_png": _encode_png(self.background),
             "background_source": self.background_source,
-            "reference_jpg": None,
+            "reference_jpg": _encode_jpg(self.reference_frame),
+            "start_jpg": _encode_jpg(self.start_frame),
+            "variant": self.variant,
         }
-        if self.reference_frame is not None:
-            ok, buf = cv2.imencode(".jpg", self.reference_frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            data["reference_jpg"] = base64.b64encode(buf.tobytes()).decode("ascii") if ok else None
         Path(path).write_text(json.dumps(data), encoding="utf-8")
 
     @classmethod
@@ -484,10 +495,12 @@ class Calibration:
         return cls(
             geometry=BoardGeometry.from_json(data["geometry"]),
             colours=ColourModel.from_json(data["colours"]),
-            background=_decode_png(data.get("background_png")),
-            reference_frame=_decode_png(data.get("reference_jpg")),
+            background=_decode_image(data.get("background_png")),
+            reference_frame=_decode_image(data.get("reference_jpg")),
             canonical_width=int(data.get("canonical_width", 640)),
             background_source=str(data.get("background_source", "empty")),
+            start_frame=_decode_image(data.get("start_jpg")),
+            variant=str(data.get("variant", "backgammon")),
         )
 
 
@@ -653,7 +666,7 @@ def calibrate(
     if corners is None:
         raise ValueError("no board corners given and no ArUco markers 0..3 found")
     geo = BoardGeometry.from_corners(corners, image_size, config)
-    calib = Calibration(geometry=geo, canonical_width=config.canonical_width)
+    calib = Calibration(geometry=geo, canonical_width=config.canonical_width, variant=variant)
     if empty is not None:
         canon = geo.warp(empty, config.canonical_width)
         _refine_bar(geo, canon, config.bar_fraction)
@@ -670,6 +683,7 @@ def calibrate(
         # reference, takes wooden and cream boards for hands)
         calib.reference_frame = play.copy()
     if start is not None:
+        calib.start_frame = start.copy()
         _learn_colours(calib, start, config, variant)
         if calib.background is not None:
             _refine_checker_size(calib, start, config, variant)

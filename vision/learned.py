@@ -30,10 +30,11 @@ from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
-__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "DOUBTFUL_EMPTY", "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER",
-           "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "SHADED_EMPTY", "BoardCounter", "CheckerCounter",
-           "EmptyBoard", "PointCounts", "beside_empty", "count_points", "differ_in_hue", "empty_board",
-           "match_colour", "other_side_by_hue", "stack_hues", "within_checkers"]
+__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "COUNTER_MISREADS", "DOUBTFUL_EMPTY",
+           "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE",
+           "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "StartColours",
+           "beside_empty", "count_points", "differ_in_hue", "empty_board", "match_colour", "other_side_by_hue",
+           "read_strips", "stack_colours", "stack_hues", "start_colours", "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
@@ -76,6 +77,23 @@ HUE_CLOSER = 0.3
 #: the tuning designs recoloured at seeds 4501 and 4502): 150 of 157 against the sides' hues as
 #: calibrated, 68 of 74 against the frame's own
 HUE_TURNED = 0.9
+#: the counter's colours are trusted on a board unless it reads at least this share of the start
+#: position's stacks in the other side's colour (`StartColours`; chosen on tuning sets: where it
+#: misread one stack of eight its colours were still the better, where it misread two or more,
+#: mostly both sides read as one colour, the stacks' own colours were)
+COUNTER_MISREADS = 0.25
+#: each side's spread of colour over the start position's stacks, as a covariance in CIELAB, is
+#: at least this much along every axis (units squared): a side of one stack has no spread to learn
+#: from (chosen on tuning sets: of the colours of stacks on the tuning boards where the counter's
+#: were not trusted, 48 read wrong, against 66 at 4, 53 at 32 and 64 with no spread learnt)
+COLOUR_SPREAD = 16.0
+#: a stack judged by its colour (`StartColours.colour_p`) is this sure of its side when its colour
+#: lies at least `NEAR_MIDDLE` of the way from the middle between the two sides' to its side's, and
+#: from one half to this as it nears that: about the share of such stacks right on the tuning sets
+#: (the tuning designs recoloured at seeds 4501 and 4502, the held-out ones at 31105 and 31107:
+#: 0.97 of 1,282 beyond it, 0.88 of 77 from a quarter to a half of the way, 0.67 of 72 within that)
+BY_COLOUR_SURE = 0.95
+NEAR_MIDDLE = 0.5
 
 
 @dataclass
@@ -256,21 +274,27 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
     return count_p
 
 
-def stack_hues(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> dict[int, np.ndarray]:
-    """The hue of each occupied strip's stack: the median CIELAB (a*, b*) of the middle third of
-    the strip across, from the base to the top of the stack's first row (at most five checkers of
-    ``checker_rows`` pixels each).  Hue, not lightness: a light stack stays light and a dark one
-    dark when the lamp moves, and a dark checker's white inlay makes it no lighter in hue.
-    ``strips`` (N, H, W, 3) BGR, as cut (or as `match_colour` gives them); ``counts`` (N,)."""
+def stack_colours(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> dict[int, np.ndarray]:
+    """The colour of each occupied strip's stack: the median CIELAB (L*, a*, b*) of the middle
+    third of the strip across, from the base to the top of the stack's first row (at most five
+    checkers of ``checker_rows`` pixels each).  ``strips`` (N, H, W, 3) BGR, as cut (or as
+    `match_colour` gives them); ``counts`` (N,)."""
     _, height, width = strips.shape[:3]
     left, right = width // 3, width - width // 3
-    hues: dict[int, np.ndarray] = {}
+    colours: dict[int, np.ndarray] = {}
     for i in np.flatnonzero(counts):
         top = min(height - 2, max(0, int(round(height - min(int(counts[i]), 5) * checker_rows))))
         patch = np.clip(strips[i, top:height - 1, left:right].astype(np.float32) / 255.0, 0.0, 1.0)
         lab = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2Lab).reshape(-1, 3)
-        hues[int(i)] = np.median(lab[:, 1:], axis=0)
-    return hues
+        colours[int(i)] = np.median(lab, axis=0)
+    return colours
+
+
+def stack_hues(strips: np.ndarray, counts: np.ndarray, checker_rows: float) -> dict[int, np.ndarray]:
+    """The hue of each occupied strip's stack: the CIELAB (a*, b*) of its `stack_colours`.  Hue,
+    not lightness: a light stack stays light and a dark one dark when the lamp moves, and a dark
+    checker's white inlay makes it no lighter in hue."""
+    return {i: lab[1:] for i, lab in stack_colours(strips, counts, checker_rows).items()}
 
 
 def differ_in_hue(sides: tuple[np.ndarray, np.ndarray], apart: float = HUE_APART) -> bool:
@@ -343,21 +367,15 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
     return counts, colours
 
 
-def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
-                 empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH,
-                 sides: tuple[np.ndarray, np.ndarray] | None = None, hue_apart: float = HUE_APART) -> PointCounts:
-    """Checkers on each of the 24 points and on the bar of a camera frame.  A probability is that
-    of the count times, when occupied, that of the colour.  The bar is read as its two halves
-    (each a stack from the middle), whatever colour each holds, by ``bar_model`` (None: by the
-    point counter; as ``empty`` was built).  With ``empty`` (the calibration's
-    empty board), each strip is read beside the empty board's and judged against it
-    (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip
-    the counter is not sure of is read mirrored too, the two readings averaged.  On a board whose
-    sides differ in hue (by ``hue_apart``), a stack of the other side's hue is the other side's
-    (`other_side_by_hue`; ``sides``: their hues as calibrated from the start position, else this
-    frame's).  Neither side has
-    more than 15 checkers: a reading that gives one more is read again as a whole
-    (`within_checkers`)."""
+def read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
+                empty: EmptyBoard | None = None,
+                bar_model: str | Path | None = BAR_MODEL_PATH) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each strip of a camera frame (P1..P24, the bar's near and far halves) as the counter reads
+    it, before the board is read as a whole: the strips as read ((N, H, W, 3), float32 BGR), the
+    (N, 16) probabilities of their counts and the (N, 2) of their colours.  With ``empty`` (the
+    calibration's empty board), each strip is read beside the empty board's and judged against it
+    (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip the
+    counter is not sure of is read mirrored too, the two readings averaged."""
     if empty is not None and empty.bar_model != bar_model:
         raise ValueError(f"the empty board was read with bar reader {empty.bar_model}, not {bar_model}")
     strips = board_strips(image, geometry)
@@ -381,11 +399,91 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
     if distance is not None:
         count_p = beside_empty(count_p, distance)
+    return np.asarray(strips, np.float32), count_p, colour_p
+
+
+@dataclass(frozen=True)
+class StartColours:
+    """What the photo of the start position, a labelled photo of this board under its own light,
+    teaches about its checkers: each side's colour (the mean CIELAB L*, a*, b* of its stacks there,
+    as `stack_colours` measures them; light is the lighter side), how much a side's stacks differ
+    in colour among themselves (``spread``: their covariance, pooled over the two sides, at least
+    `COLOUR_SPREAD` along each axis), and whether the counter told the two sides apart on it.  Where
+    it did not (a pair of colours it never saw together: often both sides read as one), each stack
+    is the side whose colour its own is nearer, measured against that spread (`colour_p`: lightness
+    counts for little on a board whose stacks' lightness the lamp varies, for much on one where it
+    tells the sides apart)."""
+
+    light: np.ndarray
+    dark: np.ndarray
+    spread: np.ndarray
+    counter_trusted: bool
+
+    def colour_p(self, colour: np.ndarray) -> np.ndarray:
+        """(light, dark) probabilities of a stack of CIELAB ``colour``: the side it is nearer
+        (Fisher's linear discriminant between the two), `BY_COLOUR_SURE` sure, less as its colour
+        nears the middle between the two (within `NEAR_MIDDLE` of the way to either side's)."""
+        middle = (self.light + self.dark) / 2
+        direction = np.linalg.solve(self.spread, self.dark - self.light)
+        toward_dark = float((colour - middle) @ direction / max(float((self.dark - middle) @ direction), 1e-9))
+        sure = 0.5 + (BY_COLOUR_SURE - 0.5) * min(1.0, abs(toward_dark) / NEAR_MIDDLE)
+        return np.array([1.0 - sure, sure]) if toward_dark > 0 else np.array([sure, 1.0 - sure])
+
+
+def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empty: EmptyBoard,
+                  model: str | Path = MODEL_PATH, bar_model: str | Path | None = BAR_MODEL_PATH,
+                  misreads: float = COUNTER_MISREADS) -> StartColours | None:
+    """The `StartColours` of a photo of ``variant``'s start position, read beside the empty board.
+    The start position is known but not which way round it stands: of the board's orientations,
+    the one whose stacks lie where the counter sees stacks.  None when the photo does not show
+    the start position (its stacks and the counter's differ on more than two points)."""
+    from rules.position import starting_position
+    from vision.observation import ORIENTATIONS, position_to_physical
+
+    strips, count_p, colour_p = read_strips(photo, geometry, model, empty, bar_model)
+    occupied = count_p[:BAR_STRIPS].argmax(axis=1) > 0
+    layouts = [position_to_physical(starting_position(variant), True, orientation)[0] for orientation in ORIENTATIONS]
+    layout = max(layouts, key=lambda points: int(sum((a + b > 0) == seen for (a, b), seen in zip(points, occupied, strict=True))))
+    if sum((a + b > 0) != seen for (a, b), seen in zip(layout, occupied, strict=True)) > 2:
+        return None
+    counts = np.array([a + b for a, b in layout])
+    side = np.array([0 if a else 1 for a, _ in layout])
+    colours = stack_colours(strips[:BAR_STRIPS], counts, checker_rows(geometry, strips.shape[1]))
+    stacks = sorted(colours)
+    groups = [np.array([colours[i] for i in stacks if side[i] == s], np.float64) for s in (0, 1)]
+    if groups[0][:, 0].mean() < groups[1][:, 0].mean():  # the lighter side is light
+        side, groups = 1 - side, groups[::-1]
+    means = [group.mean(axis=0) for group in groups]
+    deviations = np.concatenate([group - mean for group, mean in zip(groups, means, strict=True)])
+    spread = deviations.T @ deviations / max(len(deviations) - 2, 1) + COLOUR_SPREAD * np.eye(3)
+    misread = sum(int(colour_p[i].argmax()) != side[i] for i in stacks)
+    return StartColours(means[0], means[1], spread, counter_trusted=misread < misreads * len(stacks))
+
+
+def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
+                 empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH,
+                 sides: tuple[np.ndarray, np.ndarray] | None = None, hue_apart: float = HUE_APART,
+                 start: StartColours | None = None) -> PointCounts:
+    """Checkers on each of the 24 points and on the bar of a camera frame, each strip read by
+    `read_strips`.  A probability is that of the count times, when occupied, that of the colour.
+    The bar is read as its two halves (each a stack from the middle), whatever colour each holds,
+    by ``bar_model`` (None: by the point counter; as ``empty`` was built).  Where the counter did
+    not tell the sides apart on the start position (``start``, `StartColours`), each stack is the
+    side whose colour is nearer its own.  Else, on a board whose sides differ in hue (by
+    ``hue_apart``), a stack of the other side's hue is the other side's (`other_side_by_hue`;
+    ``sides``: their hues as calibrated from the start position, else this frame's).  Neither
+    side has more than 15 checkers: a reading that gives one more is read again as a whole
+    (`within_checkers`)."""
+    strips, count_p, colour_p = read_strips(image, geometry, model, empty, bar_model)
+    read_counts = count_p.argmax(axis=1)
+    if start is not None and not start.counter_trusted:
+        for i, colour in stack_colours(strips, read_counts, checker_rows(geometry, strips.shape[1])).items():
+            colour_p[i] = start.colour_p(colour)
     # a stack whose hue is the other side's is the other side's (with sides calibrated of one hue,
     # nothing to look at)
-    if sides is None or differ_in_hue(sides, hue_apart):
+    elif sides is None or differ_in_hue(sides, hue_apart):
         colours_read = colour_p.argmax(axis=1)
-        hues = stack_hues(strips, count_p.argmax(axis=1), checker_rows(geometry, strips.shape[1]))
+        hues = stack_hues(strips, read_counts, checker_rows(geometry, strips.shape[1]))
         for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):
             colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
     # a side has at most 15 checkers: a reading with more is read again as a whole

@@ -30,7 +30,7 @@ from vision.gate import Gate
 from vision.observation import Observation
 
 if TYPE_CHECKING:
-    from vision.learned import EmptyBoard
+    from vision.learned import EmptyBoard, StartColours
 
 __all__ = ["Reader", "dice_module", "learned_roll_validity"]
 
@@ -109,8 +109,9 @@ class Reader:
             from vision.learned import count_points
 
             empty = self._empty_board
+            start = self._start_colours
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
-                                                            sides=calib.colours.hues))
+                                                            sides=calib.colours.hues, start=start))
             reading = learned.reading((width, height), calib.geometry.checker_u)
         else:
             unknown = np.zeros(canon_shape, bool)
@@ -176,6 +177,18 @@ class Reader:
         from vision.learned import empty_board
 
         return empty_board(photo, self.calibration.geometry)
+
+    @cached_property
+    def _start_colours(self) -> StartColours | None:
+        """How the calibration's photo of the start position shows the two sides, read beside the
+        empty board (vision.learned.StartColours, built on the first read), or None without both
+        photos or when that photo does not show the start position."""
+        calib, empty = self.calibration, self._empty_board
+        if calib.start_frame is None or empty is None:
+            return None
+        from vision.learned import start_colours
+
+        return start_colours(calib.start_frame, calib.geometry, calib.variant, empty)
 
     @property
     def _empty_photo(self) -> np.ndarray | None:

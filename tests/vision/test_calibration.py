@@ -59,6 +59,10 @@ def test_save_and_load(tmp_path: Path, small_dataset: Path) -> None:
     assert again.geometry.bar_u == pytest.approx(calib.geometry.bar_u)
     assert again.colours.light == pytest.approx(calib.colours.light)
     assert again.background is not None and again.background.shape == calib.background.shape
+    # the photo of the start position, which the learned counter learns the sides' colours from
+    assert calib.start_frame is not None and again.start_frame is not None
+    assert again.start_frame.shape == calib.start_frame.shape and again.variant == calib.variant
+    assert np.abs(again.start_frame.astype(int) - calib.start_frame).mean() < 3  # a JPEG, as the reference frame
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError):
         Calibration.load(tmp_path / "bad.json")
