@@ -442,9 +442,13 @@ def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empt
 
     strips, count_p, colour_p = read_strips(photo, geometry, model, empty, bar_model)
     occupied = count_p[:BAR_STRIPS].argmax(axis=1) > 0
-    layouts = [position_to_physical(starting_position(variant), True, orientation)[0] for orientation in ORIENTATIONS]
-    layout = max(layouts, key=lambda points: int(sum((a + b > 0) == seen for (a, b), seen in zip(points, occupied, strict=True))))
-    if sum((a + b > 0) != seen for (a, b), seen in zip(layout, occupied, strict=True)) > 2:
+
+    def unlike(points: list[tuple[int, int]]) -> int:
+        return sum((a + b > 0) != seen for (a, b), seen in zip(points, occupied, strict=True))
+
+    layout = min((position_to_physical(starting_position(variant), True, orientation)[0]
+                  for orientation in ORIENTATIONS), key=unlike)
+    if unlike(layout) > 2:
         return None
     counts = np.array([a + b for a, b in layout])
     side = np.array([0 if a else 1 for a, _ in layout])
@@ -457,7 +461,7 @@ def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empt
     deviations = np.concatenate([group - mean for group, mean in zip(groups, means, strict=True)])
     spread = deviations.T @ deviations / max(len(deviations) - 2, 1) + COLOUR_SPREAD * np.eye(3)
     misread = sum(int(colour_p[i].argmax()) != side[i] for i in stacks)
-    return StartColours(means[0], means[1], spread, counter_trusted=misread < misreads * len(stacks))
+    return StartColours(means[0], means[1], spread, counter_trusted=bool(misread < misreads * len(stacks)))
 
 
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
