@@ -51,7 +51,7 @@ def measure(path: Path, model: str) -> Values:
         for cut in cuts:
             empty = None if way == "alone" or photo is None else learned.empty_board(photo, cut, model=model)
             start = None if empty is None or calibration.start_frame is None else learned.start_colours(
-                calibration.start_frame, cut, calibration.variant, empty, model=model)
+                calibration.start_frame, cut, calibration.start_variant, empty, model=model)
             for image, truth in frames:
                 t0 = time.perf_counter()
                 read = learned.count_points(image, cut, model=model, empty=empty,

@@ -35,7 +35,13 @@ from rules.plays import judge, legal_results, nearest
 from rules.position import Position, starting_position
 from rules.steps import Dice
 from rules.variants import find_variant, gulbara
-from vision.observation import DICE_QUESTION_CONFIDENCE, ORIENTATIONS, Observation, position_to_physical
+from vision.observation import (
+    DICE_QUESTION_CONFIDENCE,
+    ORIENTATIONS,
+    Observation,
+    position_to_physical,
+    start_layouts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -117,10 +123,10 @@ def recognise_start(obs: Observation, variant: str, light_player: int = 0) -> Se
     """The seating under which ``obs`` shows ``variant``'s starting position, if any."""
     if obs.points is None:
         return None
-    start = starting_position(variant)
-    for orientation in ORIENTATIONS:
-        points, bar = position_to_physical(start, True, orientation)
-        if [tuple(p) for p in obs.points] == [tuple(p) for p in points] and tuple(obs.bar) == tuple(bar):
+    if tuple(obs.bar) != (0, 0):
+        return None
+    for orientation, points in start_layouts(variant).items():
+        if [tuple(p) for p in obs.points] == points:
             return Seating(orientation, light_player, variant)
     return None
 

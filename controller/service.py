@@ -376,12 +376,16 @@ class Service:
         size = (frame.shape[1], frame.shape[0])
         old = self.calibration
         corners = old.geometry.corners if old is not None else None
+        # the start position's photo, once taken, is kept when the corners or the empty board are
+        # taken again (the checkers' colours are learnt from it again)
+        start = old.start_frame if old is not None else None
+        variant = old.start_variant if old is not None else "backgammon"
         if what == "corners":
             corners = [tuple(map(float, c)) for c in args[0]]
             empty = old.reference_frame if old is not None else None
-            self.calibration = calibrate(corners, size, empty=empty)
+            self.calibration = calibrate(corners, size, empty=empty, start=start, variant=variant)
         elif what == "empty":
-            self.calibration = calibrate(corners, size, empty=frame)
+            self.calibration = calibrate(corners, size, empty=frame, start=start, variant=variant)
         elif what == "start":
             empty = old.reference_frame if old is not None else None
             self.calibration = calibrate(corners, size, empty=empty, start=frame, variant=find_variant(args[0]).name)

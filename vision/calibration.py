@@ -428,7 +428,9 @@ def _encode_jpg(image: np.ndarray | None) -> str | None:
     if image is None:
         return None
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    return base64.b64encode(buf.tobytes()).decode("ascii") if ok else None
+    if not ok:  # pragma: no cover
+        raise ValueError("could not encode a calibration image")
+    return base64.b64encode(buf.tobytes()).decode("ascii")
 
 
 def _decode_image(text: str | None) -> np.ndarray | None:
@@ -441,7 +443,8 @@ def _decode_image(text: str | None) -> np.ndarray | None:
 @dataclass
 class Calibration:
     """Geometry plus appearance: canonical background (empty board), reference camera frame,
-    checker colours.  Everything a reader needs besides the frame itself."""
+    checker colours, the photo of the start position.  Everything a reader needs besides the frame
+    itself."""
 
     geometry: BoardGeometry
     colours: ColourModel = field(default_factory=ColourModel)
@@ -454,10 +457,10 @@ class Calibration:
     #: reading is doubted; the learned counter does not use it, `vision.pipeline.ALONE_CONFIDENCE`)
     background_source: str = "empty"
     #: the photo of the start position (camera frame, full size), when calibrated with one, and the
-    #: variant it shows: the learned counter learns from it how this board's two sides look
-    #: (`vision.learned.start_colours`)
+    #: variant whose start it shows: the learned counter learns from it how this board's two sides
+    #: look (`vision.learned.start_colours`)
     start_frame: np.ndarray | None = None
-    variant: str = "backgammon"
+    start_variant: str = "backgammon"
     _empty_lab: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
 
     def empty_lab(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -480,7 +483,7 @@ class Calibration:
             "background_source": self.background_source,
             "reference_jpg": _encode_jpg(self.reference_frame),
             "start_jpg": _encode_jpg(self.start_frame),
-            "variant": self.variant,
+            "start_variant": self.start_variant,
         }
         Path(path).write_text(json.dumps(data), encoding="utf-8")
 
@@ -500,7 +503,7 @@ class Calibration:
             canonical_width=int(data.get("canonical_width", 640)),
             background_source=str(data.get("background_source", "empty")),
             start_frame=_decode_image(data.get("start_jpg")),
-            variant=str(data.get("variant", "backgammon")),
+            start_variant=str(data.get("start_variant", "backgammon")),
         )
 
 
@@ -588,9 +591,8 @@ def _learn_colours(
     orientations, keep the one whose expected stacks differ most from the empty board, and take
     the median colour of each side's stacks.  The brighter side is 'light'.
     """
-    from rules.position import starting_position
     from vision.checkers import normalise_illumination, occupancy_map
-    from vision.observation import ORIENTATIONS, position_to_physical
+    from vision.observation import start_layouts
 
     if calib.background is None:
         return
@@ -601,7 +603,7 @@ def _learn_colours(
     h, w = canon.shape[:2]
     d = geo.checker_u * w
     try:
-        position = starting_position(variant)
+        layouts = start_layouts(variant)
     except Exception:  # noqa: BLE001 - an unknown variant simply teaches no colours
         return
 
@@ -615,8 +617,7 @@ def _learn_colours(
         return rows, cols
 
     best: tuple[float, list[tuple[int, int]]] | None = None
-    for orientation in ORIENTATIONS:
-        counts, _ = position_to_physical(position, True, orientation)
+    for counts in layouts.values():
         inside = [occ[region(p + 1, max(a, b))].mean() for p, (a, b) in enumerate(counts) if a or b]
         outside = [occ[region(p + 1, 1)].mean() for p, (a, b) in enumerate(counts) if not (a or b)]
         score = float(np.mean(inside) - np.mean(outside))
@@ -666,7 +667,7 @@ def calibrate(
     if corners is None:
         raise ValueError("no board corners given and no ArUco markers 0..3 found")
     geo = BoardGeometry.from_corners(corners, image_size, config)
-    calib = Calibration(geometry=geo, canonical_width=config.canonical_width, variant=variant)
+    calib = Calibration(geometry=geo, canonical_width=config.canonical_width)
     if empty is not None:
         canon = geo.warp(empty, config.canonical_width)
         _refine_bar(geo, canon, config.bar_fraction)
@@ -683,7 +684,7 @@ def calibrate(
         # reference, takes wooden and cream boards for hands)
         calib.reference_frame = play.copy()
     if start is not None:
-        calib.start_frame = start.copy()
+        calib.start_frame, calib.start_variant = start.copy(), variant
         _learn_colours(calib, start, config, variant)
         if calib.background is not None:
             _refine_checker_size(calib, start, config, variant)

@@ -19,6 +19,7 @@ another colour since calibration tints the whole board, and a tinted empty bar i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -30,11 +31,12 @@ from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
-__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "COUNTER_MISREADS", "DOUBTFUL_EMPTY",
-           "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "MODEL_PATH", "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE",
-           "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard", "PointCounts", "StartColours",
-           "beside_empty", "count_points", "differ_in_hue", "empty_board", "match_colour", "other_side_by_hue",
-           "read_strips", "stack_colours", "stack_hues", "start_colours", "within_checkers"]
+__all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "DOUBTFUL_EMPTY",
+           "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "MISREAD_SHARE", "MODEL_PATH",
+           "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE", "SHADED_EMPTY", "BoardCounter", "CheckerCounter", "EmptyBoard",
+           "PointCounts", "StartColours", "beside_empty", "count_points", "differ_in_hue", "empty_board",
+           "match_colour", "other_side_by_hue", "read_strips", "stack_colours", "stack_hues", "start_colours",
+           "within_checkers"]
 
 MODEL_PATH = Path(__file__).with_name("models") / "checker_count.onnx"
 #: the bar reader: the counter trained further on the bar's halves, which it reads instead of the
@@ -81,7 +83,7 @@ HUE_TURNED = 0.9
 #: position's stacks in the other side's colour (`StartColours`; chosen on tuning sets: where it
 #: misread one stack of eight its colours were still the better, where it misread two or more,
 #: mostly both sides read as one colour, the stacks' own colours were)
-COUNTER_MISREADS = 0.25
+MISREAD_SHARE = 0.25
 #: each side's spread of colour over the start position's stacks, as a covariance in CIELAB, is
 #: at least this much along every axis (units squared): a side of one stack has no spread to learn
 #: from (chosen on tuning sets: of the colours of stacks on the tuning boards where the counter's
@@ -419,26 +421,35 @@ class StartColours:
     spread: np.ndarray
     counter_trusted: bool
 
+    @cached_property
+    def _toward_dark(self) -> tuple[np.ndarray, np.ndarray]:
+        """The middle between the two sides' colours and the direction (Fisher's linear
+        discriminant) along which a colour's distance from it, over the dark side's, tells how far
+        toward the dark side it lies."""
+        middle = (self.light + self.dark) / 2
+        direction = np.linalg.solve(self.spread, self.dark - self.light)
+        return middle, direction / max(float((self.dark - middle) @ direction), 1e-9)
+
     def colour_p(self, colour: np.ndarray) -> np.ndarray:
         """(light, dark) probabilities of a stack of CIELAB ``colour``: the side it is nearer
         (Fisher's linear discriminant between the two), `BY_COLOUR_SURE` sure, less as its colour
         nears the middle between the two (within `NEAR_MIDDLE` of the way to either side's)."""
-        middle = (self.light + self.dark) / 2
-        direction = np.linalg.solve(self.spread, self.dark - self.light)
-        toward_dark = float((colour - middle) @ direction / max(float((self.dark - middle) @ direction), 1e-9))
+        middle, direction = self._toward_dark
+        toward_dark = float((colour - middle) @ direction)
         sure = 0.5 + (BY_COLOUR_SURE - 0.5) * min(1.0, abs(toward_dark) / NEAR_MIDDLE)
         return np.array([1.0 - sure, sure]) if toward_dark > 0 else np.array([sure, 1.0 - sure])
 
 
 def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empty: EmptyBoard,
                   model: str | Path = MODEL_PATH, bar_model: str | Path | None = BAR_MODEL_PATH,
-                  misreads: float = COUNTER_MISREADS) -> StartColours | None:
-    """The `StartColours` of a photo of ``variant``'s start position, read beside the empty board.
-    The start position is known but not which way round it stands: of the board's orientations,
-    the one whose stacks lie where the counter sees stacks.  None when the photo does not show
-    the start position (its stacks and the counter's differ on more than two points)."""
-    from rules.position import starting_position
-    from vision.observation import ORIENTATIONS, position_to_physical
+                  misreads: float = MISREAD_SHARE) -> StartColours | None:
+    """The `StartColours` of a photo of ``variant``'s start position, read beside the empty board
+    (the counter reads the start's stacks as it will read every frame's: the reader builds this
+    only with an empty-board photo).  The start position is known but not which way round it
+    stands: of the board's orientations, the one whose stacks lie where the counter sees stacks.
+    None when the photo does not show the start position (its stacks and the counter's differ on
+    more points than a quarter of its stacks: two in backgammon, none in nardy)."""
+    from vision.observation import start_layouts
 
     strips, count_p, colour_p = read_strips(photo, geometry, model, empty, bar_model)
     occupied = count_p[:BAR_STRIPS].argmax(axis=1) > 0
@@ -446,11 +457,10 @@ def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empt
     def unlike(points: list[tuple[int, int]]) -> int:
         return sum((a + b > 0) != seen for (a, b), seen in zip(points, occupied, strict=True))
 
-    layout = min((position_to_physical(starting_position(variant), True, orientation)[0]
-                  for orientation in ORIENTATIONS), key=unlike)
-    if unlike(layout) > 2:
-        return None
+    layout = min(start_layouts(variant).values(), key=unlike)
     counts = np.array([a + b for a, b in layout])
+    if unlike(layout) > np.count_nonzero(counts) // 4:
+        return None
     side = np.array([0 if a else 1 for a, _ in layout])
     colours = stack_colours(strips[:BAR_STRIPS], counts, checker_rows(geometry, strips.shape[1]))
     stacks = sorted(colours)

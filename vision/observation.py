@@ -12,7 +12,8 @@ from typing import Any
 
 from rules.position import CHECKERS, Position, opponent_point
 
-__all__ = ["DICE_QUESTION_CONFIDENCE", "QUESTION_CONFIDENCE", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical"]
+__all__ = ["DICE_QUESTION_CONFIDENCE", "QUESTION_CONFIDENCE", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
+           "start_layouts"]
 
 #: Where the light side's home board (its points 1..6) lies in the board frame.
 ORIENTATIONS = ("bottom-right", "bottom-left", "top-left", "top-right")
@@ -54,6 +55,15 @@ def position_to_physical(
         counts[light_map[n] - 1][0] += light_side[n]
         counts[dark_map[n] - 1][1] += dark_side[n]
     return [(a, b) for a, b in counts], (light_side[24], dark_side[24])
+
+
+def start_layouts(variant: str) -> dict[str, list[tuple[int, int]]]:
+    """``variant``'s starting position as it stands on the board in each orientation: physical
+    (light, dark) counts per point (none on the bar), light on roll."""
+    from rules.position import starting_position
+
+    start = starting_position(variant)
+    return {orientation: position_to_physical(start, True, orientation)[0] for orientation in ORIENTATIONS}
 
 
 #: Below this overall confidence the referee does not judge a reading; it waits, then asks (the

@@ -188,7 +188,7 @@ class Reader:
             return None
         from vision.learned import start_colours
 
-        return start_colours(calib.start_frame, calib.geometry, calib.variant, empty)
+        return start_colours(calib.start_frame, calib.geometry, calib.start_variant, empty)
 
     @property
     def _empty_photo(self) -> np.ndarray | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -61,8 +62,14 @@ def test_save_and_load(tmp_path: Path, small_dataset: Path) -> None:
     assert again.background is not None and again.background.shape == calib.background.shape
     # the photo of the start position, which the learned counter learns the sides' colours from
     assert calib.start_frame is not None and again.start_frame is not None
-    assert again.start_frame.shape == calib.start_frame.shape and again.variant == calib.variant
+    assert again.start_frame.shape == calib.start_frame.shape and again.start_variant == calib.start_variant
     assert np.abs(again.start_frame.astype(int) - calib.start_frame).mean() < 3  # a JPEG, as the reference frame
+    # a calibration file from before the start photo was kept still loads, without one
+    data = json.loads(path.read_text())
+    del data["start_jpg"], data["start_variant"]
+    path.write_text(json.dumps(data))
+    older = Calibration.load(path)
+    assert older.start_frame is None and older.colours.light == pytest.approx(calib.colours.light)
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError):
         Calibration.load(tmp_path / "bad.json")

@@ -551,10 +551,25 @@ def test_the_start_position_shows_each_sides_colour_and_whether_the_counter_tell
     photo, _ = dataset.reference("empty")
     assert photo is not None and calibration.start_frame is not None
     empty = empty_board(photo, calibration.geometry)
-    start = start_colours(calibration.start_frame, calibration.geometry, calibration.variant, empty)
+    start = start_colours(calibration.start_frame, calibration.geometry, calibration.start_variant, empty)
     assert start is not None and start.counter_trusted
-    assert start.light[0] > start.dark[0] + 20
-    assert start_colours(photo, calibration.geometry, calibration.variant, empty) is None
+    assert start.light[0] > start.dark[0] + 20  # white and black: far apart
+    for variant in ("backgammon", "nardy"):  # a nardy start has two stacks only: none may be missing
+        assert start_colours(photo, calibration.geometry, variant, empty) is None
+    assert start_colours(calibration.start_frame, calibration.geometry, "nardy", empty) is None
+
+
+def test_the_reader_learns_from_the_start_photo_only_beside_the_empty_board(small_dataset: Path) -> None:
+    """The pipeline's reader builds the start position's colours from the calibration's photo of
+    it, beside the empty board; not from one photo (`--no-references`), nor without a start photo
+    (a calibration file from before it was kept)."""
+    calibration = calibration_for(load_dataset(small_dataset))
+    config = VisionConfig(checker_reader="learned")
+    assert Reader(calibration, config)._start_colours is not None
+    alone = VisionConfig(checker_reader="learned", learned_uses_empty_board=False)
+    assert Reader(calibration, alone)._start_colours is None
+    calibration.start_frame = None
+    assert Reader(calibration, config)._start_colours is None
 
 
 def test_where_the_counter_is_not_trusted_each_stack_reads_by_its_colour(small_dataset: Path) -> None:
@@ -568,7 +583,7 @@ def test_where_the_counter_is_not_trusted_each_stack_reads_by_its_colour(small_d
     assert photo is not None and calibration.start_frame is not None
     geometry = calibration.geometry
     empty = empty_board(photo, geometry)
-    start = start_colours(calibration.start_frame, geometry, calibration.variant, empty)
+    start = start_colours(calibration.start_frame, geometry, calibration.start_variant, empty)
     assert start is not None
     by_colour = StartColours(start.light, start.dark, start.spread, counter_trusted=False)
     swapped = StartColours(start.dark, start.light, start.spread, counter_trusted=False)
@@ -605,7 +620,7 @@ def test_a_board_whose_colours_the_counter_confuses_reads_by_the_start_positions
     photo, _ = dataset.reference("empty")
     assert photo is not None and calibration.start_frame is not None
     empty = empty_board(photo, geometry)
-    start = start_colours(calibration.start_frame, geometry, calibration.variant, empty)
+    start = start_colours(calibration.start_frame, geometry, calibration.start_variant, empty)
     assert start is not None and not start.counter_trusted
     wrong = {"counter": 0, "by colour": 0}
     for name, label in dataset.clear_frames():
