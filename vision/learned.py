@@ -93,7 +93,7 @@ COLOUR_SPREAD = 16.0
 #: lies at least `NEAR_MIDDLE` of the way from the middle between the two sides' to its side's, and
 #: from one half to this as it nears that: about the share of such stacks right on the tuning sets
 #: (the tuning designs recoloured at seeds 4501 and 4502, the held-out ones at 31105 and 31107:
-#: 0.97 of 1,282 beyond it, 0.88 of 77 from a quarter to a half of the way, 0.67 of 72 within that)
+#: 0.97 of 1,295 beyond it, 0.92 of 104 from a quarter to a half of the way, 0.75 of 32 within that)
 BY_COLOUR_SURE = 0.95
 NEAR_MIDDLE = 0.5
 
