@@ -2,9 +2,9 @@
 clear frame counted by vision.learned.count_points (no gate, no dice; the bar is the bar reader's
 and not scored here: bench/bar_readers.py), one OpenCV thread, three ways:
 
-- ``calibrated``: beside the dataset's empty board, cut at the dataset's corners, the sides' hues
-  as calibrated from its start position and what its photo of the start position shows of the
-  sides (`vision.learned.start_colours`, by each counter), as the pipeline reads them;
+- ``calibrated``: beside the dataset's empty board, cut at the dataset's corners, with what its
+  photo of the start position shows of the two sides (`vision.learned.start_colours`, by each
+  counter; without one, the sides' hues as calibrated), as the pipeline reads them;
 - ``nudged``: the same with the corners moved by up to 0.4 % of the board (two seeded draws, the
   empty board cut the same way): a click off at calibration, as the training strips are cut;
 - ``alone``: no empty-board photo, and no start position (the sides' hues from the frame).

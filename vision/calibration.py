@@ -407,7 +407,8 @@ class ColourModel:
     @property
     def hues(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The light and dark sides' hues, CIELAB (a*, b*), when learnt from the start position
-        (None with the defaults): what `vision.learned.other_side_by_hue` judges a stack by."""
+        (None with the defaults): what `vision.learned.other_side_by_hue` judges a stack by when
+        the learned reader has not read the start photo itself (`vision.learned.StartColours`)."""
         centres = self.centres
         if centres is None:
             return None

@@ -421,6 +421,12 @@ class StartColours:
     spread: np.ndarray
     counter_trusted: bool
 
+    @property
+    def hues(self) -> tuple[np.ndarray, np.ndarray]:
+        """The light and dark sides' hues (CIELAB a*, b*): what `other_side_by_hue` judges a
+        stack by where the counter is trusted."""
+        return self.light[1:], self.dark[1:]
+
     @cached_property
     def _toward_dark(self) -> tuple[np.ndarray, np.ndarray]:
         """The middle between the two sides' colours and the direction (Fisher's linear
@@ -485,11 +491,13 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     not tell the sides apart on the start position (``start``, `StartColours`), each stack is the
     side whose colour is nearer its own.  Else, on a board whose sides differ in hue (by
     ``hue_apart``), a stack of the other side's hue is the other side's (`other_side_by_hue`;
-    ``sides``: their hues as calibrated from the start position, else this frame's).  Neither
+    the sides' hues as ``start`` shows them, else ``sides``, else this frame's).  Neither
     side has more than 15 checkers: a reading that gives one more is read again as a whole
     (`within_checkers`)."""
     strips, count_p, colour_p = read_strips(image, geometry, model, empty, bar_model)
     read_counts = count_p.argmax(axis=1)
+    if start is not None:
+        sides = start.hues
     if start is not None and not start.counter_trusted:
         for i, colour in stack_colours(strips, read_counts, checker_rows(geometry, strips.shape[1])).items():
             colour_p[i] = start.colour_p(colour)

@@ -109,6 +109,8 @@ class Reader:
             from vision.learned import count_points
 
             empty = self._empty_board
+            # the sides as the start photo shows them; without it read so (no empty-board photo, a
+            # calibration file from before it was kept) their hues as the classical calibration learnt
             start = self._start_colours
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
                                                             sides=calib.colours.hues, start=start))

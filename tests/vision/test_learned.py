@@ -27,6 +27,7 @@ from vision.learned import (
     StartColours,
     beside_empty,
     count_points,
+    differ_in_hue,
     empty_board,
     match_colour,
     other_side_by_hue,
@@ -629,3 +630,24 @@ def test_a_board_whose_colours_the_counter_confuses_reads_by_the_start_positions
             read = count_points(image, geometry, empty=empty, sides=sides, start=given)
             wrong[way] += sum(pair != true for pair, true in zip(read.pairs, truth, strict=True))
     assert wrong["counter"] >= 6 and wrong["by colour"] <= wrong["counter"] / 2
+
+
+def test_the_hue_rule_takes_the_sides_hues_from_the_start_photo_when_read(wooden_dataset: Path) -> None:
+    """The 2-D wooden set, whose sides differ in hue: with the start photo's colours the wrong way
+    round (the counter trusted), every stack is turned by its hue, whatever hues the classical
+    calibration gives; the right way round, nothing is."""
+    dataset = load_dataset(wooden_dataset)
+    calibration = calibration_for(dataset)
+    photo, _ = dataset.reference("empty")
+    assert photo is not None and calibration.start_frame is not None
+    geometry, sides = calibration.geometry, calibration.colours.hues
+    empty = empty_board(photo, geometry)
+    start = start_colours(calibration.start_frame, geometry, calibration.start_variant, empty)
+    assert start is not None and start.counter_trusted and differ_in_hue(start.hues)
+    swapped = StartColours(start.dark, start.light, start.spread, counter_trusted=True)
+    image = dataset.image(_clear_frames(wooden_dataset, 1)[0])
+    read = count_points(image, geometry, empty=empty, sides=sides)
+    assert count_points(image, geometry, empty=empty, sides=sides, start=start).pairs == read.pairs
+    turned = count_points(image, geometry, empty=empty, sides=sides, start=swapped)
+    stacks = [i for i, colour in enumerate(read.colours) if colour is not None]
+    assert len(stacks) >= 4 and all(turned.colours[i] == 1 - read.colours[i] for i in stacks)
