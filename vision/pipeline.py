@@ -8,6 +8,7 @@ Stages (each a function of config and image, each timed into ``Observation.timin
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from vision.learned import EmptyBoard, StartColours
 
 __all__ = ["Reader", "dice_module", "learned_roll_validity"]
+
+log = logging.getLogger(__name__)
 
 
 def dice_module() -> Any | None:
@@ -190,7 +193,14 @@ class Reader:
             return None
         from vision.learned import start_colours
 
-        return start_colours(calib.start_frame, calib.geometry, calib.start_variant, empty)
+        colours = start_colours(calib.start_frame, calib.geometry, calib.start_variant, empty)
+        if colours is None:
+            log.info("the start photo does not show the %s start position: the checkers' colours are the counter's",
+                     calib.start_variant)
+        elif not colours.counter_trusted:
+            log.info("the counter misread the start position's colours: each stack is judged by its colour "
+                     "as the start photo shows the two sides")
+        return colours
 
     @property
     def _empty_photo(self) -> np.ndarray | None:

@@ -573,6 +573,20 @@ def test_the_reader_learns_from_the_start_photo_only_beside_the_empty_board(smal
     assert Reader(calibration, config)._start_colours is None
 
 
+def test_the_reader_says_when_the_start_photo_shows_no_start_position(small_dataset: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    dataset = load_dataset(small_dataset)
+    calibration = calibration_for(dataset)
+    config = VisionConfig(checker_reader="learned")
+    with caplog.at_level("INFO", logger="vision.pipeline"):
+        assert Reader(calibration, config)._start_colours is not None
+    assert "start" not in caplog.text  # read, and the counter trusted: nothing to say
+    calibration.start_frame, _ = dataset.reference("empty")
+    with caplog.at_level("INFO", logger="vision.pipeline"):
+        assert Reader(calibration, config)._start_colours is None
+    assert "does not show the backgammon start position" in caplog.text
+
+
 def test_where_the_counter_is_not_trusted_each_stack_reads_by_its_colour(small_dataset: Path) -> None:
     """Given the sides' colours as the start position shows them and the counter not trusted, a
     frame reads as the counter reads it (its colours are right here); given the sides' colours the
@@ -602,7 +616,8 @@ def test_where_the_counter_is_not_trusted_each_stack_reads_by_its_colour(small_d
 
 
 @pytest.mark.slow
-def test_a_board_whose_colours_the_counter_confuses_reads_by_the_start_positions_colours(tmp_path: Path) -> None:
+def test_a_board_whose_colours_the_counter_confuses_reads_by_the_start_positions_colours(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A tuning design painted anew (`render3d --recolour`, seed 4502: a pair of colours the
     counter reads as one side on its start position), the lamp moved since calibration: the counter
     is not trusted there, and the points read by the start position's colours are wrong at most
@@ -623,6 +638,10 @@ def test_a_board_whose_colours_the_counter_confuses_reads_by_the_start_positions
     empty = empty_board(photo, geometry)
     start = start_colours(calibration.start_frame, geometry, calibration.start_variant, empty)
     assert start is not None and not start.counter_trusted
+    with caplog.at_level("INFO", logger="vision.pipeline"):
+        by_reader = Reader(calibration, VisionConfig(checker_reader="learned"))._start_colours
+    assert by_reader is not None and not by_reader.counter_trusted and np.allclose(by_reader.light, start.light)
+    assert "the counter misread the start position's colours" in caplog.text
     wrong = {"counter": 0, "by colour": 0}
     for name, label in dataset.clear_frames():
         image, truth = dataset.image(name), [tuple(p) for p in label["points"]]
