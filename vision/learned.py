@@ -308,11 +308,11 @@ def other_side_by_hue(hues: dict[int, np.ndarray], colours: np.ndarray,
                       sides: tuple[np.ndarray, np.ndarray] | None = None, apart: float = HUE_APART,
                       closer: float = HUE_CLOSER) -> list[int]:
     """The strips whose stack is the other side's by its hue.  Each side's hue: ``sides`` (light,
-    dark), as calibrated from the start position (`vision.calibration.ColourModel.hues`), or
-    without them the median hue of the stacks read as that side's in this frame.  When the two lie
-    at least ``apart`` apart, each stack whose hue is ``closer`` times nearer the other side's than
-    its own side's is turned: each side's checkers are one colour over the whole board, however
-    the counter judged one stack of them.  On a board whose sides differ only in lightness
+    dark), as the start position shows them (`StartColours.hues`, or the classical calibration's
+    `vision.calibration.ColourModel.hues`), or without them the median hue of the stacks read as
+    that side's in this frame.  When the two lie at least ``apart`` apart, each stack whose hue is
+    ``closer`` times nearer the other side's than its own side's is turned: each side's checkers
+    are one colour over the whole board, however the counter judged one stack of them.  On a board whose sides differ only in lightness
     nothing is.  ``hues`` by `stack_hues`; ``colours`` (N,): 0 light, 1 dark, as read."""
     if sides is None:
         read_as = [[i for i in hues if colours[i] == side] for side in (0, 1)]
@@ -495,19 +495,18 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     side has more than 15 checkers: a reading that gives one more is read again as a whole
     (`within_checkers`)."""
     strips, count_p, colour_p = read_strips(image, geometry, model, empty, bar_model)
-    read_counts = count_p.argmax(axis=1)
-    if start is not None:
-        sides = start.hues
+    read_counts, rows = count_p.argmax(axis=1), checker_rows(geometry, strips.shape[1])
     if start is not None and not start.counter_trusted:
-        for i, colour in stack_colours(strips, read_counts, checker_rows(geometry, strips.shape[1])).items():
+        for i, colour in stack_colours(strips, read_counts, rows).items():
             colour_p[i] = start.colour_p(colour)
-    # a stack whose hue is the other side's is the other side's (with sides calibrated of one hue,
-    # nothing to look at)
-    elif sides is None or differ_in_hue(sides, hue_apart):
-        colours_read = colour_p.argmax(axis=1)
-        hues = stack_hues(strips, read_counts, checker_rows(geometry, strips.shape[1]))
-        for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):
-            colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
+    else:
+        # a stack whose hue is the other side's is the other side's (with sides of one hue,
+        # nothing to look at)
+        sides = start.hues if start is not None else sides
+        if sides is None or differ_in_hue(sides, hue_apart):
+            colours_read = colour_p.argmax(axis=1)
+            for i in other_side_by_hue(stack_hues(strips, read_counts, rows), colours_read, sides, apart=hue_apart):
+                colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
     # a side has at most 15 checkers: a reading with more is read again as a whole
     best_counts, best_colours = within_checkers(count_p, colour_p)
     counts = [int(n) for n in best_counts]
