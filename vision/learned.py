@@ -454,16 +454,22 @@ def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empt
     only with an empty-board photo).  The start position is known but not which way round it
     stands: of the board's orientations, the one whose stacks lie where the counter sees stacks.
     None when the photo does not show the start position (its stacks and the counter's differ on
-    more points than a quarter of its stacks: two in backgammon, none in nardy)."""
+    more points than a quarter of its stacks: two in backgammon, none in nardy), or when ``variant``
+    is no game the rules know (nothing to compare the photo with)."""
+    from rules.errors import RulesError
     from vision.observation import start_layouts
 
+    try:
+        layouts = start_layouts(variant)
+    except RulesError:
+        return None
     strips, count_p, colour_p = read_strips(photo, geometry, model, empty, bar_model)
     occupied = count_p[:BAR_STRIPS].argmax(axis=1) > 0
 
     def unlike(points: list[tuple[int, int]]) -> int:
         return sum((a + b > 0) != seen for (a, b), seen in zip(points, occupied, strict=True))
 
-    layout = min(start_layouts(variant).values(), key=unlike)
+    layout = min(layouts.values(), key=unlike)
     counts = np.array([a + b for a, b in layout])
     if unlike(layout) > np.count_nonzero(counts) // 4:
         return None

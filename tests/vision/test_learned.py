@@ -558,6 +558,10 @@ def test_the_start_position_shows_each_sides_colour_and_whether_the_counter_tell
     for variant in ("backgammon", "nardy"):  # a nardy start has two stacks only: none may be missing
         assert start_colours(photo, calibration.geometry, variant, empty) is None
     assert start_colours(calibration.start_frame, calibration.geometry, "nardy", empty) is None
+    # a variant no game the rules know (a hand-edited dataset): nothing learnt, no error on the read
+    assert start_colours(calibration.start_frame, calibration.geometry, "tavla-of-my-uncle", empty) is None
+    calibration.start_variant = "tavla-of-my-uncle"
+    assert Reader(calibration, VisionConfig(checker_reader="learned"))._start_colours is None
 
 
 def test_the_reader_learns_from_the_start_photo_only_beside_the_empty_board(small_dataset: Path) -> None:
