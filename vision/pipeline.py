@@ -58,6 +58,9 @@ class Reader:
         # the empty board in camera space for the dice reader (built once, on the first read)
         self._dice_background: Any = None
         self._dice_background_built = False
+        # where the learned counter's other looks cut the board: the corners moved anew each
+        # frame, seeded (the same frames read in the same order read alike)
+        self._looks = np.random.default_rng(LOOK_SEED)
 
     def read(self, image: np.ndarray, hand: bool | None = None) -> Observation:
         """Read one settled frame.  ``hand``: the gate's verdict on this very frame
@@ -109,15 +112,21 @@ class Reader:
             extra = {"background": self._dice_background} if self._dice_background is not None else {}
             dice = timed("dice", lambda: list(self._dice.read_dice(image, None, calib.geometry, **extra)))
         if learned_checkers:
-            from vision.learned import count_points
+            from vision.learned import LOOK_NUDGE, LOOKS, count_points
 
             empty = self._empty_board
             # the sides as the start photo shows them; without it read so (no empty-board photo, a
             # calibration file from before it was kept) their hues as the classical calibration learnt
             start = self._start_colours
+            # beside the empty board, the strips not simply empty read again with the board cut a
+            # click off: a place read otherwise then is doubted (without it, every reading is
+            # doubted below ALONE_CONFIDENCE instead)
+            more = LOOKS if config.more_looks and empty is not None else 0
+            looks = [calib.geometry.nudged(self._looks, LOOK_NUDGE) for _ in range(more)]
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
-                                                            sides=calib.colours.hues, start=start))
+                                                            sides=calib.colours.hues, start=start, looks=looks))
             reading = learned.reading((width, height), calib.geometry.checker_u)
+            unsteady = learned.unsteady
         else:
             unknown = np.zeros(canon_shape, bool)
             if dice:
@@ -128,6 +137,7 @@ class Reader:
             dice_xy = self._dice_centres(dice)
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
                                                                occ=occ, dice_xy=dice_xy))
+            unsteady = []
         roll, void_reason, half = "none", None, None
         if dice:  # found by the learned reader or vision.dice
             def validity() -> tuple[str, str | None, str | None]:
@@ -156,6 +166,9 @@ class Reader:
         points = [(p.light, p.dark) for p in reading.points]
         confidences = [p.confidence for p in reading.points]
         confidence = float(min(confidences + [reading.bar_confidence]))
+        doubts = _doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None)
+        if unsteady:
+            doubts.append(_unsteady_doubt(points, (reading.bar_light, reading.bar_dark), unsteady))
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -169,7 +182,7 @@ class Reader:
             confidence=confidence,
             point_confidence=confidences,
             timings=timings,
-            doubts=_doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None),
+            doubts=doubts,
         )
 
     @cached_property
@@ -265,6 +278,24 @@ def _doubts(calib: Calibration, config: VisionConfig, reading: CheckerReading, c
         return [f"read without a photo of the empty board, and only {confidence:.3f} sure of it "
                 f"(at least {ALONE_CONFIDENCE} asked)"]
     return []
+
+
+#: the seed of the learned counter's other looks (`Reader`)
+LOOK_SEED = 0
+
+
+def _unsteady_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
+                    unsteady: list[tuple[int, tuple[int, int]]]) -> str:
+    """The doubt other looks leave: each place one read otherwise, as read first and then."""
+    places = [*points, bar]
+
+    def said(pair: tuple[int, int]) -> str:
+        light, dark = pair
+        return " and ".join([f"{light} light"] * bool(light) + [f"{dark} dark"] * bool(dark)) or "empty"
+
+    changes = ", ".join(f"{'the bar' if i == len(points) else f'P{i + 1}'} {said(places[i])} or {said(other)}"
+                        for i, other in unsteady)
+    return f"read otherwise with the board cut a click off: {changes}"
 
 
 #: where a checker under a die is looked for besides the die's centre: this many die sizes from the

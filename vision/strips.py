@@ -8,6 +8,8 @@ resampling through the canonical image).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -71,7 +73,13 @@ def point_strips(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, in
     return np.stack([_cut(image, geometry, strip_quad(geometry, p), size) for p in range(1, 25)])
 
 
-def board_strips(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, int] = STRIP_SIZE) -> np.ndarray:
+def board_strips(image: np.ndarray, geometry: BoardGeometry, size: tuple[int, int] = STRIP_SIZE,
+                 only: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
     """Every strip the checker counter reads, (26, height, width, 3): P1..P24, then the bar's near
-    and far halves."""
-    return np.concatenate([point_strips(image, geometry, size), bar_strips(image, geometry, size)])
+    and far halves; or those of them whose indices are ``only``, in that order."""
+    if only is None:
+        return np.concatenate([point_strips(image, geometry, size), bar_strips(image, geometry, size)])
+    bar = bar_quads(geometry)
+    quads = [strip_quad(geometry, int(i) + 1) if i < BAR_STRIPS else bar[int(i) - BAR_STRIPS] for i in only]
+    w, h = size
+    return np.stack([_cut(image, geometry, quad, size) for quad in quads]) if quads else np.zeros((0, h, w, 3), np.uint8)

@@ -4,6 +4,7 @@ counts the checkers of frames it was not trained on, and it needs no photo of th
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -23,6 +24,7 @@ from vision.learned import (
     MIRROR_BELOW,
     MODEL_PATH,
     SHADED_EMPTY,
+    UNSTEADY,
     CheckerCounter,
     StartColours,
     beside_empty,
@@ -37,7 +39,7 @@ from vision.learned import (
     within_checkers,
 )
 from vision.observation import QUESTION_CONFIDENCE
-from vision.pipeline import Reader
+from vision.pipeline import Reader, _unsteady_doubt
 from vision.strips import BAR_STRIPS, STRIP_SIZE, board_strips, point_strips
 
 CARD = MODEL_PATH.with_suffix(".md")
@@ -674,3 +676,70 @@ def test_the_hue_rule_takes_the_sides_hues_from_the_start_photo_when_read(wooden
     turned = count_points(image, geometry, empty=empty, sides=sides, start=swapped)
     stacks = [i for i, colour in enumerate(read.colours) if colour is not None]
     assert len(stacks) >= 4 and all(turned.colours[i] == 1 - read.colours[i] for i in stacks)
+
+
+def test_a_place_another_look_reads_otherwise_is_unsteady(small_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board cut again where it was cut changes nothing; cut half a point off, the places read
+    otherwise are listed with what that look read there, and are at most `UNSTEADY` sure; the
+    reading itself stays the first look's.  Only the `LOOK_AT` least sure places read below
+    `LOOK_BELOW` are looked at again; with every place looked at, many are unsteady."""
+    import vision.learned
+
+    dataset = load_dataset(small_dataset)
+    geometry = calibration_for(dataset).geometry
+    empty = empty_board(dataset.reference("empty")[0], geometry)
+    half_point = float(np.linalg.norm(geometry.corners[1] - geometry.corners[0])) / 26
+    shifted = replace(geometry, corners=geometry.corners + np.array([half_point, 0.0]))
+
+    def unsteady_places(frames: list[str]) -> int:
+        seen = 0
+        for name in frames:
+            image = dataset.image(name)
+            once = count_points(image, geometry, empty=empty)
+            again = count_points(image, geometry, empty=empty, looks=[geometry, geometry])
+            assert again.unsteady == [] and again.probabilities == once.probabilities
+            off = count_points(image, geometry, empty=empty, looks=[geometry, shifted])
+            assert (off.pairs, off.bar) == (once.pairs, once.bar)
+            places, sure = [*once.pairs, once.bar], [*once.probabilities, once.bar_probability]
+            assert len(off.unsteady) <= vision.learned.LOOK_AT
+            for place, other in off.unsteady:
+                assert other != places[place]
+                assert [*off.probabilities, off.bar_probability][place] <= UNSTEADY
+                assert sure[place] < vision.learned.LOOK_BELOW
+            steady = {place for place, _ in off.unsteady}
+            assert all(off.probabilities[i] == once.probabilities[i] for i in range(24) if i not in steady)
+            seen += len(off.unsteady)
+        return seen
+
+    frames = _clear_frames(small_dataset, 3)
+    unsteady_places(frames)
+    monkeypatch.setattr(vision.learned, "LOOK_BELOW", 1.01)
+    monkeypatch.setattr(vision.learned, "LOOK_AT", 26)
+    assert unsteady_places(frames) >= 3
+
+
+def test_a_reading_another_look_changes_is_doubted(small_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's other looks cut far enough off to change the reading: the observation names
+    the places and is not sure (the referee asks); with one look, the same frame is sure."""
+    import vision.learned
+
+    dataset = load_dataset(small_dataset)
+    calibration = calibration_for(dataset)
+    name = _clear_frames(small_dataset, 1)[0]
+    image = dataset.image(name)
+    monkeypatch.setattr(vision.learned, "LOOK_NUDGE", 0.03)
+    monkeypatch.setattr(vision.learned, "LOOK_BELOW", 1.01)
+    monkeypatch.setattr(vision.learned, "LOOK_AT", 26)
+    obs = Reader(calibration, VisionConfig(checker_reader="learned")).read(image, hand=False)
+    doubts = [p for p in obs.problems() if p.startswith("read otherwise with the board cut a click off: ")]
+    assert len(doubts) == 1 and " or " in doubts[0]
+    assert not obs.is_sure()
+    one_look = Reader(calibration, VisionConfig(checker_reader="learned", more_looks=False)).read(image, hand=False)
+    assert one_look.points == obs.points and one_look.is_sure()
+
+
+def test_the_unsteady_doubt_names_each_place_as_read_and_as_seen_again() -> None:
+    points = [(0, 0)] * 24
+    points[6] = (3, 0)
+    text = _unsteady_doubt(points, (0, 1), [(6, (4, 0)), (24, (0, 0))])
+    assert text == "read otherwise with the board cut a click off: P7 3 light or 4 light, the bar 1 dark or empty"
