@@ -104,9 +104,9 @@ class VisionConfig:
     # the learned counter reads each strip beside the same strip of the calibration's empty-board
     # photo, when it has one (off: the strip alone, as without such a photo)
     learned_uses_empty_board: bool = True
-    # the learned counter reads the strips not simply empty again, the board cut with its corners
-    # a click off (vision.learned.LOOKS, LOOK_NUDGE): a place read otherwise then is doubted (off:
-    # one look, as before 2026-12-06's seventh stop)
+    # the learned counter reads its least sure strip below 0.9 again, the board cut with its
+    # corners a click off, twice (vision.learned.LOOKS, LOOK_AT): a place read otherwise then is
+    # doubted (off: one look, as before 2026-12-06's seventh stop)
     more_looks: bool = True
     # how the gate tells a hand or arm over the board: "classical" (vision.gate: what changed
     # since the empty-board photo, crossing the rim) or "learned" (vision.occluder: the CNN on the

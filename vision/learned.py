@@ -98,23 +98,22 @@ COLOUR_SPREAD = 16.0
 BY_COLOUR_SURE = 0.95
 NEAR_MIDDLE = 0.5
 #: more looks (`count_points`' ``looks``): the board cut again this many times, each corner moved
-#: by up to `LOOK_NUDGE` of its diagonal (a click off), chosen on tuning sets (the held-out designs
-#: at seeds 31007-31013, 31097, 31099; boards doubted, with the least sure place below the
-#: referee's 0.3 as before: one look: 2 of the 26 read wrong and 8 of the 572 read right; two looks
-#: a click off 13 of 26 and 14 of 572; one look two clicks off, at four seeds, 10-17 of 26 and
-#: 15-26 of 572; the same designs recoloured at 31105 and 31107: 16 of 36 and 12 of 171 with one
-#: look, 24 of 36 and 17 of 171 with two a click off)
+#: by up to `LOOK_NUDGE` of its diagonal (a click off).  Chosen on tuning sets (the held-out designs
+#: at seeds 31007-31013, 31097, 31099; the same recoloured at 31105 and 31107), boards doubted, wrong
+#: and right (the least sure place below the referee's 0.3, or a place a look reads otherwise): one
+#: look, 2 of 26 and 8 of 571, recoloured 16 of 36 and 12 of 167; two looks as kept, 10 of 26 and
+#: 16 of 571, 21 of 36 and 15 of 167; two looks reading every strip not simply empty again, 12 of 26
+#: and 18 of 571, 23 of 36 and 17 of 167 (over the read's budget).  Simulated on dumped readings, one
+#: look two clicks off doubted 10-17 of 26 and 15-26 of 572 with four seeds of the nudge: two looks
+#: a click off vary less.
 LOOKS = 2
 LOOK_NUDGE = CLICK
-#: the strips another look reads: those read below this (a stack's count times its colour; the
-#: tuning sets' boards doubted as when every strip not simply empty is read again, 12 of 26 and 14
-#: of 572, recoloured 24 of 36 and 16 of 171, at about a quarter of the strips: 2.3 a look on the
-#: plain boards, 4.7 on the recoloured; every occupied strip is read at 0.95 and above)
+#: the strips another look reads: of those read below this (a stack's count times its colour; 2.3
+#: strips a frame on those plain tuning sets, up to 17 on a recoloured board judged by its colours)
+#: and not simply the empty board's, the `LOOK_AT` least sure.  Simulated on dumped readings, every
+#: such strip, the two least sure and the least sure doubted alike (12, 12 and 11 of 26 wrong boards,
+#: 14 of 572 right ones; recoloured 24, 23 and 20 of 36, 16 of 171), and a strip costs 0.6 ms
 LOOK_BELOW = 0.9
-#: ... at most this many of them, the least sure (on those tuning sets, boards doubted: every one of
-#: them read again, 12 of 26 and 14 of 572, recoloured 24 of 36 and 16 of 171; the two least sure,
-#: 12 and 14, 23 and 16; the least sure, 11 and 14, 20 and 16): a look then costs the reader one
-#: strip's reading, where a recoloured board had up to 17 strips below `LOOK_BELOW`
 LOOK_AT = 1
 #: how sure a place is that another look read otherwise: at most the share of such places whose
 #: first reading was right on those tuning sets (looks a click off: 11 of 27; recoloured 16 of 38)
@@ -432,9 +431,9 @@ def _read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path, 
 
 def _read_cut(strips: np.ndarray, index: np.ndarray, counter: BoardCounter, empty: EmptyBoard | None,
               mirror: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Strips cut (and brought to the empty board's colours) from the board's places ``index``
-    (0..25, as in `board_strips`), read by ``counter`` as `read_strips` reads them: the counts'
-    and colours' probabilities and the feature distances to the empty board's strips there (None
+    """Strips cut (and brought to the empty board's colours) as the board's strips ``index`` (0..25,
+    as in `board_strips`), read by ``counter`` as `read_strips` reads them: the counts' and
+    colours' probabilities and the feature distances to the empty board's same strips (None
     without it).  ``mirror=False``: no strip is read mirrored."""
     upright = standardise(strips)
     references = np.zeros_like(upright) if empty is None else empty.references[index]
@@ -553,12 +552,12 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     side has more than 15 checkers: a reading that gives one more is read again as a whole
     (`within_checkers`).
 
-    ``looks``: the board cut again at each of these (the corners a click off, `LOOK_NUDGE`): the
-    strips read below `LOOK_BELOW` and not simply the empty board's (the `LOOK_AT` least sure of
-    them) are read again so (brought to
-    the empty board's colours as the whole board was), and the board judged again as above; a
-    place among them that a look reads otherwise is `PointCounts.unsteady`, at most `UNSTEADY`
-    sure (a reading that a click changes was not sure)."""
+    ``looks``: the board cut again at each of these (the corners a click off, `LOOK_NUDGE`): of the
+    strips read below `LOOK_BELOW` and not simply the empty board's, the `LOOK_AT` least sure are
+    read again so, upright only (brought to the empty board's colours as the whole board was), and
+    the board judged again as above; a place among them that a look reads otherwise is
+    `PointCounts.unsteady`, at most `UNSTEADY` sure (a reading that a click changes was not sure).
+    The reading itself is the first look's."""
     strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, model, empty, bar_model)
     rows = checker_rows(geometry, strips.shape[1])
     measured: dict[tuple[int, int], np.ndarray] = {}
@@ -572,7 +571,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         worth &= distance >= EMPTY_DISTANCE
     only = np.sort(np.flatnonzero(worth)[np.argsort(sure[worth], kind="stable")[:LOOK_AT]])
     places = {min(int(i), BAR_STRIPS) for i in only}  # 24: the bar, either half
-    places_cut = set(only.tolist())
+    strips_cut = set(only.tolist())
     first = _places(counts, colours)
     if looks and len(only):
         # every look's strips cut, then read together (upright only: a look checks, it does not read)
@@ -581,15 +580,16 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
             cut *= gain
         cut_count, cut_colour, _ = _read_cut(cut, np.tile(only, len(looks)), BoardCounter(model, bar_model), empty,
                                              mirror=False)
-    for n in range(len(looks)) if len(only) else ():
-        again, again_count, again_colour = strips.copy(), count_p.copy(), colour_p.copy()
-        mine = slice(n * len(only), (n + 1) * len(only))
-        again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
-        known = {key: lab for key, lab in measured.items() if key[0] not in places_cut}
-        seen = _places(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart, start, known)[:2])
-        for i in sorted(places):
-            if seen[i] != first[i]:
-                unsteady.setdefault(i, seen[i])
+        known = {key: lab for key, lab in measured.items() if key[0] not in strips_cut}
+        for n in range(len(looks)):
+            again, again_count, again_colour = strips.copy(), count_p.copy(), colour_p.copy()
+            mine = slice(n * len(only), (n + 1) * len(only))
+            again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
+            seen = _places(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart, start,
+                                         dict(known))[:2])
+            for i in sorted(places):
+                if seen[i] != first[i]:
+                    unsteady.setdefault(i, seen[i])
     for i in unsteady:
         for strip in (i,) if i < BAR_STRIPS else (BAR_STRIPS, BAR_STRIPS + 1):
             probabilities[strip] = min(probabilities[strip], UNSTEADY)
@@ -601,7 +601,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
 
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
                  sides: tuple[np.ndarray, np.ndarray] | None, hue_apart: float, start: StartColours | None,
-                 measured: dict[tuple[int, int], np.ndarray] | None = None) -> tuple[list[int], list[int | None], list[float]]:
+                 measured: dict[tuple[int, int], np.ndarray] | None = None,
+                 ) -> tuple[list[int], list[int | None], list[float]]:
     """`count_points`' judgement of the strips as read (``count_p``, ``colour_p``): each strip's
     count, colour (None when empty) and probability.  ``measured``: the stacks' colours already
     measured, by (strip, count), which it adds to (another look at the board measures again only

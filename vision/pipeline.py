@@ -118,9 +118,9 @@ class Reader:
             # the sides as the start photo shows them; without it read so (no empty-board photo, a
             # calibration file from before it was kept) their hues as the classical calibration learnt
             start = self._start_colours
-            # beside the empty board, the strips not simply empty read again with the board cut a
-            # click off: a place read otherwise then is doubted (without it, every reading is
-            # doubted below ALONE_CONFIDENCE instead)
+            # beside the empty board, the least sure strip read again with the board cut a click
+            # off (vision.learned.LOOKS): a place read otherwise then is doubted (without it, every
+            # reading is doubted below ALONE_CONFIDENCE instead)
             more = LOOKS if config.more_looks and empty is not None else 0
             looks = [calib.geometry.nudged(self._looks, LOOK_NUDGE) for _ in range(more)]
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
