@@ -475,6 +475,9 @@ class Calibration:
         return hit[1]
 
     def save(self, path: str | Path) -> None:
+        # calibrated from the start position alone, its photo is the reference photo too: kept once
+        start_is_reference = (self.start_frame is not None and self.reference_frame is not None
+                              and np.array_equal(self.start_frame, self.reference_frame))
         data = {
             "format": "referee-calibration/1",
             "geometry": self.geometry.to_json(),
@@ -483,7 +486,8 @@ class Calibration:
             "background_png": _encode_png(self.background),
             "background_source": self.background_source,
             "reference_jpg": _encode_jpg(self.reference_frame),
-            "start_jpg": _encode_jpg(self.start_frame),
+            "start_jpg": None if start_is_reference else _encode_jpg(self.start_frame),
+            "start_is_reference": start_is_reference,
             "start_variant": self.start_variant,
         }
         Path(path).write_text(json.dumps(data), encoding="utf-8")
@@ -496,14 +500,16 @@ class Calibration:
             raise ValueError(f"calibration file {str(path)!r} is not JSON") from None
         if not isinstance(data, dict) or data.get("format") != "referee-calibration/1":
             raise ValueError(f"calibration file {str(path)!r} is not a referee calibration")
+        reference = _decode_image(data.get("reference_jpg"))
+        start = reference.copy() if data.get("start_is_reference") and reference is not None else None
         return cls(
             geometry=BoardGeometry.from_json(data["geometry"]),
             colours=ColourModel.from_json(data["colours"]),
             background=_decode_image(data.get("background_png")),
-            reference_frame=_decode_image(data.get("reference_jpg")),
+            reference_frame=reference,
             canonical_width=int(data.get("canonical_width", 640)),
             background_source=str(data.get("background_source", "empty")),
-            start_frame=_decode_image(data.get("start_jpg")),
+            start_frame=_decode_image(data.get("start_jpg")) if start is None else start,
             start_variant=str(data.get("start_variant", "backgammon")),
         )
 

@@ -75,6 +75,29 @@ def test_save_and_load(tmp_path: Path, small_dataset: Path) -> None:
         Calibration.load(tmp_path / "bad.json")
 
 
+def test_a_start_photo_that_is_the_reference_photo_is_kept_once(tmp_path: Path, small_dataset: Path) -> None:
+    """Calibrated from the start position alone, its photo is both the reference the gate compares
+    with and the start photo the learned counter learns from: the file holds it once, and loads
+    both; calibrated with an empty-board photo too, the two photos stay two."""
+    dataset = load_dataset(small_dataset)
+    start, _ = dataset.reference("start")
+    empty, _ = dataset.reference("empty")
+    size = (start.shape[1], start.shape[0])
+    alone, both = tmp_path / "alone.json", tmp_path / "both.json"
+    calibrate(dataset.corners, size, start=start).save(alone)
+    calibrate(dataset.corners, size, empty=empty, start=start).save(both)
+    assert alone.stat().st_size < both.stat().st_size
+    assert json.loads(alone.read_text())["start_jpg"] is None
+    again = Calibration.load(alone)
+    assert again.background_source == "start" and again.start_frame is not None and again.reference_frame is not None
+    assert np.array_equal(again.start_frame, again.reference_frame)
+    assert np.abs(again.start_frame.astype(int) - start).mean() < 3
+    assert again.start_frame is not again.reference_frame
+    two = Calibration.load(both)
+    assert two.start_frame is not None and two.reference_frame is not None
+    assert np.abs(two.start_frame.astype(int) - start).mean() < 3 and np.abs(two.reference_frame.astype(int) - empty).mean() < 3
+
+
 def test_colours_learnt_from_start_position(small_dataset: Path) -> None:
     calib = calibration_for(load_dataset(small_dataset))
     assert calib.colours.learnt
