@@ -380,14 +380,15 @@ class Service:
         # taken again (the checkers' colours are learnt from it again)
         start = old.start_frame if old is not None else None
         variant = old.start_variant if old is not None else "backgammon"
+        # and so is the empty board's photo; without one (calibrated from the start position
+        # alone) the reference photo is the start position's, which is no empty board
+        empty = old.reference_frame if old is not None and old.background_source == "empty" else None
         if what == "corners":
             corners = [tuple(map(float, c)) for c in args[0]]
-            empty = old.reference_frame if old is not None else None
             self.calibration = calibrate(corners, size, empty=empty, start=start, variant=variant)
         elif what == "empty":
             self.calibration = calibrate(corners, size, empty=frame, start=start, variant=variant)
         elif what == "start":
-            empty = old.reference_frame if old is not None else None
             self.calibration = calibrate(corners, size, empty=empty, start=frame, variant=find_variant(args[0]).name)
         else:
             raise ValueError(f"unknown calibration step {what!r}")

@@ -160,6 +160,32 @@ def test_a_camera_back_at_another_resolution_pauses_until_recalibrated(service: 
     assert service.step() and service.odd_frames == 0
 
 
+def test_recalibrating_after_a_start_only_calibration_takes_no_checkers_for_the_empty_board(
+        service: Service, synthetic: SyntheticSource) -> None:
+    """Calibrated from the start position alone (no photo of the empty board), clicking the
+    corners again or retaking the start keeps the calibration from the start position: its photo,
+    full of checkers, never becomes the empty board's; an empty-board photo, once taken, is kept."""
+    service.calibration = None
+    service.frame = synthetic.read()  # the start position
+    corners = [tuple(map(float, c)) for c in synthetic.setup.corners]
+    service.calibrate("corners", corners)
+    service.calibrate("start", "backgammon")
+    assert service.calibration is not None and service.calibration.background_source == "start"
+    service.calibrate("corners", corners)
+    assert service.calibration.background_source == "start" and service.calibration.start_frame is not None
+    service.calibrate("start", "backgammon")
+    assert service.calibration.background_source == "start"
+    empty = synthetic.calibration().reference_frame
+    assert empty is not None
+    service.frame = empty
+    service.calibrate("empty")
+    service.frame = synthetic.read()
+    service.calibrate("corners", corners)
+    assert service.calibration.background_source == "empty"
+    assert service.calibration.reference_frame is not None
+    assert np.abs(service.calibration.reference_frame.astype(int) - empty).mean() < 3
+
+
 # --- item 9: the watchdog is pinged while the camera is out ---------------------------------------------------
 
 def free_port() -> int:
