@@ -19,7 +19,7 @@ another colour since calibration tints the whole board, and a tinted empty bar i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -409,15 +409,16 @@ def read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     calibration's empty board), each strip is read beside the empty board's and judged against it
     (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip the
     counter is not sure of is read mirrored too, the two readings averaged."""
-    strips, count_p, colour_p, _, _ = _read_strips(image, geometry, model, empty, bar_model)
+    strips, count_p, colour_p, _, _ = _read_strips(image, geometry, BoardCounter(model, bar_model), empty, bar_model)
     return strips, count_p, colour_p
 
 
-def _read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path, empty: EmptyBoard | None,
+def _read_strips(image: np.ndarray, geometry: BoardGeometry, counter: BoardCounter, empty: EmptyBoard | None,
                  bar_model: str | Path | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None,
                                                        np.ndarray | None]:
-    """`read_strips`, each strip's feature distance to the empty board's and the colour gain the
-    strips were brought to the empty board's colours by (`colour_gain`; both None without it)."""
+    """`read_strips` by ``counter`` (whose bar reader is ``bar_model``), each strip's feature
+    distance to the empty board's and the colour gain the strips were brought to the empty board's
+    colours by (`colour_gain`; both None without it)."""
     if empty is not None and empty.bar_model != bar_model:
         raise ValueError(f"the empty board was read with bar reader {empty.bar_model}, not {bar_model}")
     strips = board_strips(image, geometry)
@@ -425,7 +426,7 @@ def _read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path, 
     if empty is not None:
         gain = colour_gain(strips, empty.strips)
         strips = strips.astype(np.float32) * gain
-    count_p, colour_p, distance = _read_cut(strips, np.arange(len(strips)), BoardCounter(model, bar_model), empty)
+    count_p, colour_p, distance = _read_cut(strips, np.arange(len(strips)), counter, empty)
     return np.asarray(strips, np.float32), count_p, colour_p, distance, gain
 
 
@@ -558,7 +559,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     the board judged again as above; a place among them that a look reads otherwise is
     `PointCounts.unsteady`, at most `UNSTEADY` sure (a reading that a click changes was not sure).
     The reading itself is the first look's."""
-    strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, model, empty, bar_model)
+    counter = BoardCounter(model, bar_model)
+    strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, counter, empty, bar_model)
     rows = checker_rows(geometry, strips.shape[1])
     measured: dict[tuple[int, int], np.ndarray] = {}
     counts, colours, probabilities = _judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured)
@@ -572,31 +574,35 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     only = np.sort(np.flatnonzero(worth)[np.argsort(sure[worth], kind="stable")[:LOOK_AT]])
     places = {min(int(i), BAR_STRIPS) for i in only}  # 24: the bar, either half
     strips_cut = set(only.tolist())
-    first = _places(counts, colours)
+    first = _places(_point_counts(counts, colours, probabilities))
     if looks and len(only):
         # every look's strips cut, then read together (upright only: a look checks, it does not read)
         cut = np.concatenate([board_strips(image, look, only=only) for look in looks]).astype(np.float32)
         if gain is not None:
             cut *= gain
-        cut_count, cut_colour, _ = _read_cut(cut, np.tile(only, len(looks)), BoardCounter(model, bar_model), empty,
-                                             mirror=False)
+        cut_count, cut_colour, _ = _read_cut(cut, np.tile(only, len(looks)), counter, empty, mirror=False)
         known = {key: lab for key, lab in measured.items() if key[0] not in strips_cut}
         for n in range(len(looks)):
             again, again_count, again_colour = strips.copy(), count_p.copy(), colour_p.copy()
             mine = slice(n * len(only), (n + 1) * len(only))
             again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
-            seen = _places(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart, start,
-                                         dict(known))[:2])
+            seen = _places(_point_counts(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart,
+                                                       start, dict(known))))
             for i in sorted(places):
                 if seen[i] != first[i]:
                     unsteady.setdefault(i, seen[i])
     for i in unsteady:
         for strip in (i,) if i < BAR_STRIPS else (BAR_STRIPS, BAR_STRIPS + 1):
             probabilities[strip] = min(probabilities[strip], UNSTEADY)
+    return replace(_point_counts(counts, colours, probabilities), unsteady=sorted(unsteady.items()))
+
+
+def _point_counts(counts: list[int], colours: list[int | None], probabilities: list[float]) -> PointCounts:
+    """The `PointCounts` of every strip's count, colour and probability (P1..P24, the bar's halves)."""
     near, far = BAR_STRIPS, BAR_STRIPS + 1
     return PointCounts(counts=counts[:near], probabilities=probabilities[:near], colours=colours[:near],
                        bar_halves=((counts[near], colours[near]), (counts[far], colours[far])),
-                       bar_probability=min(probabilities[near:]), unsteady=sorted(unsteady.items()))
+                       bar_probability=min(probabilities[near:]))
 
 
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
@@ -634,8 +640,6 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
     return counts, colours, probabilities
 
 
-def _places(counts: list[int], colours: list[int | None]) -> list[tuple[int, int]]:
+def _places(read: PointCounts) -> list[tuple[int, int]]:
     """Each point's (light, dark) and, last, the bar's (its two halves together)."""
-    pairs = [(n, 0) if c == 0 else (0, n) if c == 1 else (0, 0) for n, c in zip(counts, colours, strict=True)]
-    bar = [sum(p[side] for p in pairs[BAR_STRIPS:]) for side in (0, 1)]
-    return [*pairs[:BAR_STRIPS], (bar[0], bar[1])]
+    return [*read.pairs, read.bar]
