@@ -3,7 +3,7 @@ missing and read by `referee vision eval`'s code, one row per design and seed, t
 
     .venv/bin/python bench/heldout.py --seed 31047 [--seed ...] [--cache DIR] [--jobs 2]
         [--frames 30] [--render-only] [--csv-dir DIR] [--checkers/--dice/--hands auto|learned|classical]
-        [--no-gate] [--no-references] [--recolour] [--design NAME ...]
+        [--no-gate] [--no-references] [--game-totals] [--recolour] [--design NAME ...]
 
 Without ``--seed`` (as ``make bench`` runs it) a smoke run: seed 39001, 3 frames a design.
 A set is ``CACHE/h{SEED}-{DESIGN}`` (``-f{FRAMES}`` after it when not 30), rendered as ``referee render3d --dataset DIR --design DESIGN
@@ -111,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.add_argument(f"--{part}", choices=["auto", "classical", "learned"], default="auto")
     parser.add_argument("--no-gate", action="store_true", help="read every frame whatever the hand gate says")
     parser.add_argument("--no-references", action="store_true", help="each frame from that photo and its corners alone")
+    parser.add_argument("--game-totals", action="store_true",
+                        help="each frame read knowing the game's checkers on the board, as the referee reads "
+                             "(vision.evaluate.game_totals)")
     parser.add_argument("--recolour", action="store_true", help="the held-out designs in colours of their own")
     args = parser.parse_args(argv)
     designs = args.design or list(HELD_OUT)
@@ -144,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                synthetic=False)
             csv_path = args.csv_dir / f"{path.name}.csv" if args.csv_dir else None
             _, results = evaluate(path, config, csv_path=csv_path, references=not args.no_references,
-                                  gate=not args.no_gate)
+                                  gate=not args.no_gate, totals=args.game_totals)
             rows.append(row(f"{design}{' recoloured' if args.recolour else ''} {seed}", results))
             of_seed += results
         if len(designs) > 1:

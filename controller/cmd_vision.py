@@ -30,6 +30,9 @@ def register(commands: Any) -> None:
                     help="read every frame whatever the hand gate says (to measure the readers alone)")
     ev.add_argument("--no-references", action="store_true",
                     help="read each frame from that photo and the corners alone (no empty or start photo)")
+    ev.add_argument("--game-totals", action="store_true",
+                    help="read each frame as the referee does in a game, knowing each side's checkers on the board "
+                         "(the labels' counts, the side on roll perhaps bearing off up to four)")
     ev.set_defaults(func=_eval)
 
     rd = sub.add_parser("read", help="read one frame of a calibrated board")
@@ -85,7 +88,7 @@ def _eval(args: argparse.Namespace) -> int:
     config = VisionConfig.with_readers(f"checkers={args.checkers},dice={args.dice},hands={args.hands}",
                                        synthetic=load_dataset(args.dataset).rendered_2d)
     summary, _ = evaluate(args.dataset, config, csv_path=args.csv, limit=args.limit,
-                          references=not args.no_references, gate=not args.no_gate)
+                          references=not args.no_references, gate=not args.no_gate, totals=args.game_totals)
     _print_summary(summary if args.json else {**summary, "readers": config.readers()}, args.json)
     return 0
 

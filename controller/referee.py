@@ -37,7 +37,9 @@ from rules.steps import Dice
 from rules.variants import find_variant, gulbara
 from vision.observation import (
     DICE_QUESTION_CONFIDENCE,
+    MOVED_AT_MOST,
     ORIENTATIONS,
+    CheckerTotals,
     Observation,
     position_to_physical,
     start_layouts,
@@ -343,6 +345,27 @@ class Referee:
     def _acting_player(self) -> int:
         turn = self.state.turn
         return turn if turn is not None else 0
+
+    #: the phases of a game under way, whose position the referee knows
+    _UNDER_WAY = (match.ROLL, match.PLAY, match.REMAINDER, match.CUBE, match.RESIGN)
+
+    @_one_at_a_time
+    def checker_totals(self) -> CheckerTotals | None:
+        """How many checkers each side has on the board and bar as the game stands, for the
+        reader to keep to (`vision.observation.CheckerTotals`): 15 less those borne off, the
+        side whose turn it is down to four fewer (it may be bearing off; in a gul bara cascade,
+        down to none), the other exactly.  None while no game is under way (the board is being
+        set up, the game is over) or the seating is not known yet."""
+        state = self.state
+        if self.mode in (SETUP, PAUSED) or self.seating is None or state.phase not in self._UNDER_WAY:
+            return None
+        player = self._acting_player()
+        light_moves = self.seating.light_on_roll(player)
+        points, bar = position_to_physical(state.position_for(player), light_moves, self.seating.orientation)
+        light = sum(a for a, _ in points) + bar[0]
+        dark = sum(b for _, b in points) + bar[1]
+        cascade = state.variant == "gulbara" and (state.phase == match.REMAINDER or self._cascading())
+        return CheckerTotals.in_turn(light, dark, light_moves, bears_off=light + dark if cascade else MOVED_AT_MOST)
 
     def _learn_seating(self, obs: Observation) -> None:
         seating = recognise_start(obs, self.variant, self.settings.light_player)

@@ -105,7 +105,8 @@ class Table:
             return None
         self.frame = frame
         t0 = time.perf_counter()
-        obs = self.reader.read(frame, hand=state.hand)
+        # the game's checker totals, which the learned counter's reading keeps to
+        obs = self.reader.read(frame, hand=state.hand, totals=self.referee.checker_totals())
         health.read_ms.append((time.perf_counter() - t0) * 1000)
         health.reads += 1
         if obs.refused:

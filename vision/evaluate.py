@@ -18,11 +18,18 @@ taken for one: the referee would take it for a roll).
 
 ``references=False`` reads every frame from that photo alone and the dataset's corners, as for a
 board whose empty and start photos were never taken.
+
+``totals=True`` reads every frame as the referee does during a game, knowing how many checkers
+each side has on the board and bar (15 less those borne off): the side whose turn it is (drawn
+for each frame, seeded: `TOTALS_SEED`) between its label's count less `MOVED_AT_MOST` (it may be
+bearing off) and that count, the other side exactly its label's count (`CheckerTotals.in_turn`).
+Without it, each frame is read alone, knowing nothing of the game.
 """
 
 from __future__ import annotations
 
 import csv
+import random
 import statistics
 import time
 from collections import Counter
@@ -33,10 +40,13 @@ from typing import Any
 from vision.calibration import calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
-from vision.observation import DICE_QUESTION_CONFIDENCE, Observation
+from vision.observation import DICE_QUESTION_CONFIDENCE, CheckerTotals, Observation
 from vision.pipeline import Reader
 
-__all__ = ["FrameResult", "evaluate", "summarise", "tallies", "SUMMARY_KEYS"]
+__all__ = ["FrameResult", "TOTALS_SEED", "evaluate", "game_totals", "summarise", "tallies", "SUMMARY_KEYS"]
+
+#: the seed of the side on roll drawn for each frame read with the game's totals (`evaluate`)
+TOTALS_SEED = 0
 
 SUMMARY_KEYS = (
     "frames", "point_accuracy", "board_exact", "dice_exact", "void_detected", "valid_flagged_void",
@@ -119,6 +129,16 @@ def score_frame(name: str, label: dict[str, Any], obs: Observation, read_ms: flo
     )
 
 
+def game_totals(label: dict[str, Any], light_moves: bool) -> CheckerTotals:
+    """The `CheckerTotals` the referee would know for a frame labelled ``label`` while the light
+    side (``light_moves``) or the dark side has its turn: the label's counts on the board and
+    bar, the moving side's perhaps fewer."""
+    bar = label.get("bar") or {}
+    light = sum(int(p[0]) for p in label["points"]) + int(bar.get("light", 0))
+    dark = sum(int(p[1]) for p in label["points"]) + int(bar.get("dark", 0))
+    return CheckerTotals.in_turn(light, dark, light_moves)
+
+
 def _frac(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
@@ -174,15 +194,17 @@ def summarise(results: list[FrameResult]) -> dict[str, Any]:
 
 def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_path: str | Path | None = None,
              limit: int | None = None, references: bool = True,
-             gate: bool = True) -> tuple[dict[str, Any], list[FrameResult]]:
+             gate: bool = True, totals: bool = False) -> tuple[dict[str, Any], list[FrameResult]]:
     """Read every frame of a dataset and score it; optionally write one CSV row per frame.
     ``references=False``: each frame alone with the corners (no empty or start photo);
-    ``gate=False``: every frame is read, whatever the hand gate says (the readers alone)."""
+    ``gate=False``: every frame is read, whatever the hand gate says (the readers alone);
+    ``totals=True``: each frame read knowing the game's checker totals (`game_totals`)."""
     config = config or VisionConfig()
     dataset = load_dataset(dataset_path)
     reader = Reader(calibration_for(dataset, config), config) if references else None
     results: list[FrameResult] = []
     frames = dataset.frames if limit is None else dataset.frames[:limit]
+    on_roll = random.Random(TOTALS_SEED)
     for name in frames:
         image = dataset.image(name)
         label = dataset.label(name)
@@ -194,7 +216,9 @@ def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_p
             frame_reader = Reader(calibrate(dataset.corners, size, play=image, config=config), config)
         state = frame_reader.gate.update(image)
         t0 = time.perf_counter()
-        obs = frame_reader.read(image, hand=state.hand if gate else False)
+        light_moves = on_roll.random() < 0.5  # drawn for every frame, so each frame's is the same either way
+        known = game_totals(label, light_moves) if totals else None
+        obs = frame_reader.read(image, hand=state.hand if gate else False, totals=known)
         read_ms = (time.perf_counter() - t0) * 1000
         results.append(score_frame(name, label, obs, read_ms, state.ms))
     summary = summarise(results)

@@ -30,6 +30,7 @@ from rules.position import CHECKERS
 from vision.calibration import CLICK, BoardGeometry
 from vision.checkers import CheckerReading, PointReading
 from vision.nets import load_net, softmax
+from vision.observation import CheckerTotals
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
 __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "DOUBTFUL_EMPTY",
@@ -357,15 +358,26 @@ def other_side_by_hue(hues: dict[int, np.ndarray], colours: np.ndarray,
             if np.linalg.norm(hue - sides[1 - colours[i]]) < closer * np.linalg.norm(hue - sides[colours[i]])]
 
 
-def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECKERS) -> tuple[np.ndarray, np.ndarray]:
+def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECKERS,
+                    totals: CheckerTotals | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The counts and colours (0 light, 1 dark) of all strips read together: each strip's likeliest
-    count and colour when neither side then has more than ``most`` checkers on the board and bar,
-    else the readings of all strips that keep both sides within it and are likeliest together.
-    A reading's likelihood is the product over strips of the count's probability times, for an
-    occupied strip, its colour's against the likelier colour's (so that doubt about a stack's
-    colour never makes a strip read empty).  ``count_p`` is (N, K) and ``colour_p`` (N, 2)."""
+    count and colour when neither side then has more than ``most`` checkers on the board and bar
+    (and, given the game's ``totals``, each side's total falls within them), else the readings of
+    all strips that keep both sides so and are likeliest together.  A reading's likelihood is the
+    product over strips of the count's probability times, for an occupied strip, its colour's
+    against the likelier colour's (so that doubt about a stack's colour never makes a strip read
+    empty).  ``count_p`` is (N, K) and ``colour_p`` (N, 2)."""
     counts, colours = count_p.argmax(axis=1), colour_p.argmax(axis=1)
-    if all(counts[colours == side].sum() <= most for side in (0, 1)):
+    # allowed[l, d]: whether l light and d dark checkers on the board and bar may be
+    allowed = np.ones((most + 1, most + 1), bool)
+    if totals is not None:
+        allowed[:] = False
+        (light_fewest, light_most), (dark_fewest, dark_most) = totals
+        allowed[light_fewest:light_most + 1, dark_fewest:dark_most + 1] = True
+        if not allowed.any():
+            raise ValueError(f"the totals {totals} leave no reading of at most {most} checkers a side")
+    light_total, dark_total = (int(counts[colours == side].sum()) for side in (0, 1))
+    if light_total <= most and dark_total <= most and allowed[light_total, dark_total]:
         return counts, colours
     log_count = np.log(np.maximum(count_p, 1e-12))
     log_colour = np.log(np.maximum(colour_p, 1e-12))
@@ -390,7 +402,7 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
         best = np.where(side, dark_best, light_best)
         choice[i, ..., 0] = np.where(side, as_dark.argmax(axis=2), as_light.argmax(axis=1))
         choice[i, ..., 1] = side
-    light_total, dark_total = np.unravel_index(int(np.argmax(best)), best.shape)
+    light_total, dark_total = np.unravel_index(int(np.argmax(np.where(allowed, best, -np.inf))), best.shape)
     for i in reversed(range(len(count_p))):
         counts[i], colours[i] = choice[i, light_total, dark_total]
         if colours[i] == 0:
@@ -541,7 +553,8 @@ def start_colours(photo: np.ndarray, geometry: BoardGeometry, variant: str, empt
 def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path = MODEL_PATH,
                  empty: EmptyBoard | None = None, bar_model: str | Path | None = BAR_MODEL_PATH,
                  sides: tuple[np.ndarray, np.ndarray] | None = None, hue_apart: float = HUE_APART,
-                 start: StartColours | None = None, looks: Sequence[BoardGeometry] = ()) -> PointCounts:
+                 start: StartColours | None = None, looks: Sequence[BoardGeometry] = (),
+                 totals: CheckerTotals | None = None) -> PointCounts:
     """Checkers on each of the 24 points and on the bar of a camera frame, each strip read by
     `read_strips`.  A probability is that of the count times, when occupied, that of the colour.
     The bar is read as its two halves (each a stack from the middle), whatever colour each holds,
@@ -550,8 +563,10 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     side whose colour is nearer its own.  Else, on a board whose sides differ in hue (by
     ``hue_apart``), a stack of the other side's hue is the other side's (`other_side_by_hue`;
     the sides' hues as ``start`` shows them, else ``sides``, else this frame's).  Neither
-    side has more than 15 checkers: a reading that gives one more is read again as a whole
-    (`within_checkers`).
+    side has more than 15 checkers, nor, given the game's ``totals``, more or fewer than they
+    allow: a reading that does not is read again as a whole (`within_checkers`; a strip read so
+    otherwise than the counter read it is as sure as the counter was of that reading, which
+    puts the board in doubt).
 
     ``looks``: the board cut again at each of these (the corners a click off, `LOOK_NUDGE`): of the
     strips read below `LOOK_BELOW` and not simply the empty board's, the `LOOK_AT` least sure are
@@ -563,7 +578,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, counter, empty, bar_model)
     rows = checker_rows(geometry, strips.shape[1])
     measured: dict[tuple[int, int], np.ndarray] = {}
-    counts, colours, probabilities = _judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured)
+    counts, colours, probabilities = _judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured,
+                                                  totals)
     unsteady: dict[int, tuple[int, int]] = {}
     # the strips worth another look: the `LOOK_AT` least sure read below LOOK_BELOW, and not
     # simply the empty board's
@@ -587,7 +603,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
             mine = slice(n * len(only), (n + 1) * len(only))
             again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
             seen = _places(_point_counts(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart,
-                                                       start, dict(known))))
+                                                       start, dict(known), totals)))
             for i in sorted(places):
                 if seen[i] != first[i]:
                     unsteady.setdefault(i, seen[i])
@@ -607,12 +623,12 @@ def _point_counts(counts: list[int], colours: list[int | None], probabilities: l
 
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
                  sides: tuple[np.ndarray, np.ndarray] | None, hue_apart: float, start: StartColours | None,
-                 measured: dict[tuple[int, int], np.ndarray] | None = None,
+                 measured: dict[tuple[int, int], np.ndarray] | None = None, totals: CheckerTotals | None = None,
                  ) -> tuple[list[int], list[int | None], list[float]]:
     """`count_points`' judgement of the strips as read (``count_p``, ``colour_p``): each strip's
     count, colour (None when empty) and probability.  ``measured``: the stacks' colours already
     measured, by (strip, count), which it adds to (another look at the board measures again only
-    the strips it cut anew)."""
+    the strips it cut anew); ``totals``: the game's (`within_checkers`)."""
     colour_p = colour_p.copy()
     read_counts = count_p.argmax(axis=1)
     measured = {} if measured is None else measured
@@ -631,8 +647,9 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
             hues = {i: lab[1:] for i, lab in labs.items()}
             for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):
                 colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
-    # a side has at most 15 checkers: a reading with more is read again as a whole
-    best_counts, best_colours = within_checkers(count_p, colour_p)
+    # a side has at most 15 checkers, and as many as the game allows: a reading with more (or
+    # fewer) is read again as a whole
+    best_counts, best_colours = within_checkers(count_p, colour_p, totals=totals)
     counts = [int(n) for n in best_counts]
     colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
     probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)

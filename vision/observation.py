@@ -8,11 +8,11 @@ how the players' own numbering lies on the board is an orientation chosen by the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.position import CHECKERS, Position, opponent_point
 
-__all__ = ["DICE_QUESTION_CONFIDENCE", "QUESTION_CONFIDENCE", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
+__all__ = ["DICE_QUESTION_CONFIDENCE", "MOVED_AT_MOST", "QUESTION_CONFIDENCE", "CheckerTotals", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
            "start_layouts"]
 
 #: Where the light side's home board (its points 1..6) lies in the board frame.
@@ -64,6 +64,35 @@ def start_layouts(variant: str) -> dict[str, list[tuple[int, int]]]:
 
     start = starting_position(variant)
     return {orientation: position_to_physical(start, True, orientation)[0] for orientation in ORIENTATIONS}
+
+
+#: A turn moves at most this many checkers (a double's four), so it bears off at most as many.
+MOVED_AT_MOST = 4
+
+
+class CheckerTotals(NamedTuple):
+    """How many checkers each side has on the board and bar, as the game stands: ``light`` and
+    ``dark`` are each (fewest, most).  The referee knows them: 15 less those borne off, the side
+    whose turn it is perhaps up to `MOVED_AT_MOST` fewer by now (it may be bearing off), the other
+    exactly.  The learned counter reads the board so that the totals fall within them
+    (`vision.learned.within_checkers`)."""
+
+    light: tuple[int, int]
+    dark: tuple[int, int]
+
+    @classmethod
+    def in_turn(cls, light: int, dark: int, light_moves: bool, bears_off: int = MOVED_AT_MOST) -> CheckerTotals:
+        """The totals while one side moves: the game's ``light`` and ``dark`` before the turn,
+        the moving side's down to ``bears_off`` fewer, the other's as they are."""
+        if not (0 <= light <= CHECKERS and 0 <= dark <= CHECKERS):
+            raise ValueError(f"a side has 0 to {CHECKERS} checkers, not {light} and {dark}")
+        if light_moves:
+            return cls((max(0, light - bears_off), light), (dark, dark))
+        return cls((light, light), (max(0, dark - bears_off), dark))
+
+    def allows(self, light: int, dark: int) -> bool:
+        """Whether a reading with these totals falls within them."""
+        return self.light[0] <= light <= self.light[1] and self.dark[0] <= dark <= self.dark[1]
 
 
 #: Below this overall confidence the referee does not judge a reading; it waits, then asks (the

@@ -28,7 +28,7 @@ from vision.checkers import (
 )
 from vision.config import VisionConfig
 from vision.gate import Gate
-from vision.observation import Observation
+from vision.observation import CheckerTotals, Observation
 
 if TYPE_CHECKING:
     from vision.learned import EmptyBoard, StartColours
@@ -62,10 +62,13 @@ class Reader:
         # frame, seeded (the same frames read in the same order read alike)
         self._looks = np.random.default_rng(LOOK_SEED)
 
-    def read(self, image: np.ndarray, hand: bool | None = None) -> Observation:
+    def read(self, image: np.ndarray, hand: bool | None = None, totals: CheckerTotals | None = None) -> Observation:
         """Read one settled frame.  ``hand``: the gate's verdict on this very frame
         (``GateState.hand`` from ``self.gate.update(image)``), when the caller has just run the
-        gate on it (the hand test is then not repeated); None: the reader runs the hand test."""
+        gate on it (the hand test is then not repeated); None: the reader runs the hand test.
+        ``totals``: each side's checkers on the board and bar as the game stands (the referee
+        knows them), which the learned counter's reading keeps to (`CheckerTotals`; the
+        classical reader reads without them)."""
         config = self.config
         calib = self.calibration
         timings: dict[str, float] = {}
@@ -124,7 +127,8 @@ class Reader:
             more = LOOKS if config.more_looks and empty is not None else 0
             looks = [calib.geometry.nudged(self._looks, LOOK_NUDGE) for _ in range(more)]
             learned = timed("learned", lambda: count_points(image, calib.geometry, empty=empty,
-                                                            sides=calib.colours.hues, start=start, looks=looks))
+                                                            sides=calib.colours.hues, start=start, looks=looks,
+                                                            totals=totals))
             reading = learned.reading((width, height), calib.geometry.checker_u)
             unsteady = learned.unsteady
         else:

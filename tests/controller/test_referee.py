@@ -460,3 +460,32 @@ def test_opponents_roll_is_not_judged_while_an_illegal_play_must_be_corrected(tm
     assert referee.state.phase == match.ROLL and referee.state.turn == 1
     referee.observe(obs(right.swapped(), light_on_roll=False, dice=(5, 2), half="left"))  # Ion rolls again
     assert isinstance(signals.journal.records[-1].event, match.Roll) and referee.state.dice == (5, 2)
+
+
+def test_the_referee_knows_each_sides_checkers_on_the_board(table: tuple[Referee, Recorder]) -> None:
+    """What the reader is told to keep to: nothing while the board is set up; in a game, every
+    checker each side has on the board and bar, the side on roll perhaps up to four fewer (it may
+    be bearing off), the other exactly."""
+    from vision.observation import CheckerTotals
+
+    referee, _ = table
+    assert referee.checker_totals() is None  # the seating is not known yet
+    start_game(referee, 3, 1)
+    assert referee.state.turn == 0 and referee.seating is not None and referee.seating.light_player == 0
+    assert referee.checker_totals() == CheckerTotals((11, 15), (15, 15))
+    after = play(starting_position(), "31", "8/5 6/5")
+    referee.observe(obs(after, dice=(3, 1)))
+    referee.observe(obs(after))
+    assert referee.state.turn == 1
+    assert referee.checker_totals() == CheckerTotals((15, 15), (11, 15))
+
+
+def test_in_a_gul_bara_cascade_the_roller_may_bear_off_every_checker(tmp_path: Path) -> None:
+    from vision.observation import CheckerTotals
+
+    roller = gb_board({5: 3, 4: 3}, {24: 15})
+    referee, _ = gul_bara_table(tmp_path, roller)
+    assert referee.checker_totals() == CheckerTotals((15, 15), (2, 6))  # dark to roll, 6 on the board
+    referee.observe(gb_obs(roller, dice=(5, 5), player=1))  # the game's 4th roll: a cascade
+    assert referee.state.phase == match.PLAY
+    assert referee.checker_totals() == CheckerTotals((15, 15), (0, 6))

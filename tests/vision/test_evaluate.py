@@ -162,3 +162,36 @@ def test_a_die_read_where_none_lies_is_a_phantom() -> None:
         Observation(points=None, refused=True),  # not read: neither phantom nor clean
     ])]
     assert summarise(results)["dice_phantom"] == 1 / 3
+
+
+def test_the_learned_reader_keeps_to_the_games_totals(small_dataset: Path) -> None:
+    """Read as the referee reads during a game (`evaluate`'s ``totals``), each board's totals fall
+    within the game's; and told a side has a checker more than it has, the reading finds it (at a
+    probability that puts the board in doubt) rather than keep the reading that contradicts it."""
+    from vision.evaluate import game_totals
+    from vision.observation import CheckerTotals
+
+    dataset = load_dataset(small_dataset)
+    config = VisionConfig.with_readers("learned")
+    reader = Reader(calibration_for(dataset, config), config)
+    read = 0
+    for i, name in enumerate(dataset.frames):
+        label = dataset.label(name)
+        if label["occluded"]:
+            continue
+        image = dataset.image(name)
+        totals = game_totals(label, light_moves=i % 2 == 0)
+        obs = reader.read(image, hand=False, totals=totals)
+        assert obs.points is not None
+        light, dark = (sum(p[side] for p in obs.points) + obs.bar[side] for side in (0, 1))
+        assert totals.allows(light, dark)
+        one_more = CheckerTotals(totals.light, (totals.dark[1] + 1, totals.dark[1] + 1))
+        if one_more.dark[0] <= 15:
+            obs = reader.read(image, hand=False, totals=one_more)
+            assert obs.points is not None
+            assert sum(p[1] for p in obs.points) + obs.bar[1] == one_more.dark[0]
+            assert not obs.is_sure()
+            read += 1
+    assert read >= 3
+    summary, _ = evaluate(small_dataset, config, limit=8, totals=True)
+    assert summary["board_exact"] is not None

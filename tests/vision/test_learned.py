@@ -39,7 +39,7 @@ from vision.learned import (
     start_colours,
     within_checkers,
 )
-from vision.observation import QUESTION_CONFIDENCE
+from vision.observation import QUESTION_CONFIDENCE, CheckerTotals
 from vision.pipeline import Reader, _unsteady_doubt
 from vision.strips import BAR_STRIPS, STRIP_SIZE, board_strips, point_strips
 
@@ -337,6 +337,72 @@ def test_the_reading_within_the_limit_is_the_likeliest_of_all() -> None:
         changed += got != tuple((int(n), int(c) if n else 0) for n, c in
                                 zip(count_p.argmax(axis=1), colour_p.argmax(axis=1), strict=True))
     assert changed > 20  # the limit mattered in many of the cases
+
+
+def test_a_lone_checker_read_empty_is_read_again_to_the_games_totals() -> None:
+    """Light 15 on P1, dark 5 on P2 and a lone dark checker on P3 that the reading took for an
+    empty point (0.9 empty, as a shaded one reads): told the game's totals (dark has 6 on the
+    board), the board reads the checker, as sure as the counter was of it (in doubt); told only
+    that dark may have borne off, it reads as before."""
+    count_p, colour_p = _strips([(15, 0, 0.95, 0.99), (5, 1, 0.95, 0.99), (0, 1, 0.9, 0.9)])
+    count_p[2] = 0.0
+    count_p[2, 0], count_p[2, 1] = 0.9, 0.1
+    counts, colours = within_checkers(count_p, colour_p)
+    assert list(counts) == [15, 5, 0]
+    counts, colours = within_checkers(count_p, colour_p, totals=CheckerTotals((15, 15), (6, 6)))
+    assert list(counts) == [15, 5, 1] and list(colours) == [0, 1, 1]
+    assert count_p[2, 1] * colour_p[2, 1] < QUESTION_CONFIDENCE
+    counts, _ = within_checkers(count_p, colour_p, totals=CheckerTotals.in_turn(15, 6, light_moves=False))
+    assert list(counts) == [15, 5, 0]
+
+
+def test_a_stack_read_in_the_wrong_colour_is_read_again_to_the_games_totals() -> None:
+    """Light 7 and 3, dark 10, the light 3 read dark: 7 light and 13 dark is within 15 a side, but
+    not what the game has (light, on roll, 6 to 10; dark 10): the least sure colour changes side."""
+    count_p, colour_p = _strips([(7, 0, 0.95, 0.99), (3, 1, 0.95, 0.6), (10, 1, 0.95, 0.99)])
+    assert list(within_checkers(count_p, colour_p)[1]) == [0, 1, 1]
+    counts, colours = within_checkers(count_p, colour_p, totals=CheckerTotals.in_turn(10, 10, light_moves=True))
+    assert list(counts) == [7, 3, 10] and list(colours) == [0, 0, 1]
+
+
+def test_totals_no_reading_can_meet_are_a_clear_error() -> None:
+    count_p, colour_p = _strips([(2, 0, 0.9, 0.9)])
+    with pytest.raises(ValueError, match="totals"):
+        within_checkers(count_p, colour_p, most=3, totals=CheckerTotals((5, 6), (0, 0)))
+
+
+def test_the_reading_within_the_games_totals_is_the_likeliest_of_all() -> None:
+    """Against every reading of four strips of counts 0-3 (at most 3 a side): given random
+    totals for each side, the chosen reading is the likeliest whose totals fall within them
+    (random counter outputs and totals, seeded)."""
+    import itertools
+
+    rng = np.random.default_rng(11)
+    readings = [(n, c) for n in range(4) for c in ((0,) if n == 0 else (0, 1))]
+    changed = 0
+    for _ in range(150):
+        count_p = rng.dirichlet(np.full(4, 0.5), size=4)
+        colour_p = rng.dirichlet((1.0, 1.0), size=4)
+        light, dark = (sorted(int(v) for v in rng.integers(0, 4, 2)) for _ in range(2))
+        totals = CheckerTotals((light[0], light[1]), (dark[0], dark[1]))
+        counts, colours = within_checkers(count_p, colour_p, most=3, totals=totals)
+
+        def sides(choice: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+            return sum(n for n, c in choice if c == 0), sum(n for n, c in choice if c == 1)
+
+        allowed = [choice for choice in itertools.product(readings, repeat=4) if totals.allows(*sides(choice))]
+
+        def probability(choice: tuple[tuple[int, int], ...], count_p: np.ndarray = count_p,
+                        colour_p: np.ndarray = colour_p) -> float:
+            return float(np.prod([count_p[i, n] * (colour_p[i, c] / colour_p[i].max() if n else 1.0)
+                                  for i, (n, c) in enumerate(choice)]))
+
+        got = tuple((int(n), int(c) if n else 0) for n, c in zip(counts, colours, strict=True))
+        assert got in allowed
+        assert probability(got) == pytest.approx(probability(max(allowed, key=probability)))
+        changed += got != tuple((int(n), int(c) if n else 0) for n, c in
+                                zip(count_p.argmax(axis=1), colour_p.argmax(axis=1), strict=True))
+    assert changed > 50  # the totals mattered in many of the cases
 
 
 def test_the_bar_reader_is_small_and_has_a_card() -> None:

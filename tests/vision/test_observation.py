@@ -57,3 +57,17 @@ def test_totals_are_reported_not_forced() -> None:
     observation = Observation(points=points, bar=(0, 16))
     assert observation.totals == (14, 16)
     assert any("16 dark" in p for p in observation.problems())
+
+
+def test_the_games_totals_while_a_side_moves() -> None:
+    """The side whose turn it is may bear off up to four checkers (a double's); the other keeps
+    every checker it has on the board and bar; more than 15, or fewer than none, is a clear error."""
+    from vision.observation import MOVED_AT_MOST, CheckerTotals
+
+    totals = CheckerTotals.in_turn(15, 3, light_moves=False)
+    assert totals == CheckerTotals((15, 15), (0, 3))
+    assert totals.allows(15, 0) and not totals.allows(14, 3) and not totals.allows(15, 4)
+    assert CheckerTotals.in_turn(9, 12, light_moves=True) == CheckerTotals((9 - MOVED_AT_MOST, 9), (12, 12))
+    assert CheckerTotals.in_turn(9, 12, light_moves=True, bears_off=0) == CheckerTotals((9, 9), (12, 12))
+    with pytest.raises(ValueError, match="0 to 15"):
+        CheckerTotals.in_turn(16, 3, light_moves=True)
