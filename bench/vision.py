@@ -6,16 +6,19 @@ given the gate's hand verdict on the same frame, so the hand test is not timed t
 prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the development machine;
 a Pi 4 core is ~3-5x slower).  ``--nets`` names the engine that runs the learned readers' models
 (`vision.nets`: onnxruntime, cv2); given twice, both are timed in the same run, pass by pass in turn,
-and the ratio of their read medians printed.
+and the ratio of their read medians printed.  ``--game-totals``: each frame read knowing the game's
+checker totals, as the referee reads (`vision.evaluate.game_totals`, the side on roll drawn per
+frame, seeded).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
         [--checkers classical|learned] [--hands classical|learned] [--dice classical|learned]
-        [--nets onnxruntime|cv2 ...]
+        [--nets onnxruntime|cv2 ...] [--game-totals]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -29,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.nets as nets  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 from vision.dataset import calibration_for, load_dataset  # noqa: E402
+from vision.evaluate import TOTALS_SEED, game_totals  # noqa: E402
 from vision.pipeline import Reader  # noqa: E402
 from vision.render import render_dataset  # noqa: E402
 
@@ -51,6 +55,8 @@ def main() -> int:
                         help="learned: the dice are read by the CNNs of vision/models/dice_*.onnx")
     parser.add_argument("--nets", action="append", choices=list(nets.ENGINES),
                         help="the engine of the learned models (default: the setting, $REFEREE_NETS); twice: both")
+    parser.add_argument("--game-totals", action="store_true",
+                        help="read each frame knowing the game's checker totals, as the referee does")
     args = parser.parse_args()
     engines = args.nets or [nets.ENGINE]
     cv2.setNumThreads(1)
@@ -64,6 +70,9 @@ def main() -> int:
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000
         images = [dataset.image(name) for name in dataset.frames]
+        on_roll = random.Random(TOTALS_SEED)
+        totals = [game_totals(dataset.label(name), on_roll.random() < 0.5) if args.game_totals else None
+                  for name in dataset.frames]
     readers = {}
     for engine in engines:
         nets.ENGINE = engine
@@ -79,13 +88,14 @@ def main() -> int:
                 state = reader.gate.update(image, now=float(i))
                 gate_ms[engine].append(state.ms)
                 t0 = time.perf_counter()
-                observation = reader.read(image, hand=state.hand)  # the gate's hand test is not repeated
+                # the gate's hand test is not repeated
+                observation = reader.read(image, hand=state.hand, totals=totals[i])
                 read_ms[engine].append((time.perf_counter() - t0) * 1000)
                 for name, ms in observation.timings.items():
                     stages[engine].setdefault(name, []).append(ms)
     h, w = images[0].shape[:2]
     print(f"vision bench: {len(images)} frames x {args.repeat} at {w}x{h}, one OpenCV thread, "
-          f"dice {'off' if args.no_dice else args.dice}")
+          f"dice {'off' if args.no_dice else args.dice}{', read with the game totals' if args.game_totals else ''}")
     print(f"  calibration (once)      {calibrate_ms:8.1f} ms")
     for engine in engines:
         read_med = statistics.median(read_ms[engine])
