@@ -145,10 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             path = set_dir(args.cache, seed, design, args.frames, args.recolour)
             config = VisionConfig.with_readers(f"checkers={args.checkers},dice={args.dice},hands={args.hands}",
                                                synthetic=False)
-            csv_path = args.csv_dir / f"{path.name}.csv" if args.csv_dir else None
+            read_as = "-game-totals" if args.game_totals else ""
+            csv_path = args.csv_dir / f"{path.name}{read_as}.csv" if args.csv_dir else None
             _, results = evaluate(path, config, csv_path=csv_path, references=not args.no_references,
                                   gate=not args.no_gate, totals=args.game_totals)
-            rows.append(row(f"{design}{' recoloured' if args.recolour else ''} {seed}", results))
+            rows.append(row(f"{design}{' recoloured' if args.recolour else ''} {seed}"
+                            f"{', game totals' if args.game_totals else ''}", results))
             of_seed += results
         if len(designs) > 1:
             rows.append(row(f"**pooled {seed}**", of_seed))

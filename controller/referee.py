@@ -355,9 +355,12 @@ class Referee:
         reader to keep to (`vision.observation.CheckerTotals`): 15 less those borne off, the
         side whose turn it is down to four fewer (it may be bearing off; in a gul bara cascade,
         down to none), the other exactly.  None while no game is under way (the board is being
-        set up, the game is over) or the seating is not known yet."""
+        set up, the game is over), the seating is not known yet, or the board does not yet, or no
+        longer, match the record (a resumed match not yet checked, a board shown differing from the
+        record): the record is then not what the reading should keep to."""
         state = self.state
-        if self.mode in (SETUP, PAUSED) or self.seating is None or state.phase not in self._UNDER_WAY:
+        if (self.mode in (SETUP, PAUSED) or self.seating is None or state.phase not in self._UNDER_WAY
+                or not self.verified or self.mismatch):
             return None
         player = self._acting_player()
         light_moves = self.seating.light_on_roll(player)

@@ -106,7 +106,12 @@ class Table:
         self.frame = frame
         t0 = time.perf_counter()
         # the game's checker totals, which the learned counter's reading keeps to
-        obs = self.reader.read(frame, hand=state.hand, totals=self.referee.checker_totals())
+        try:
+            totals = self.referee.checker_totals()
+        except ValueError as error:  # a record the totals cannot be taken from: read without them
+            log.warning("reading without the game's checker totals: %s", error)
+            totals = None
+        obs = self.reader.read(frame, hand=state.hand, totals=totals)
         health.read_ms.append((time.perf_counter() - t0) * 1000)
         health.reads += 1
         if obs.refused:

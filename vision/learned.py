@@ -135,6 +135,9 @@ class PointCounts:
     #: the places (0..23: P1..P24, 24: the bar) another look read otherwise, each with what the
     #: first such look read there as (light, dark): their probabilities are at most `UNSTEADY`
     unsteady: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
+    #: the places read otherwise to fit the game's totals (`count_points`' ``totals``), each with
+    #: how it read without them as (light, dark)
+    refitted: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -373,7 +376,7 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
     if totals is not None:
         allowed[:] = False
         (light_fewest, light_most), (dark_fewest, dark_most) = totals
-        allowed[light_fewest:light_most + 1, dark_fewest:dark_most + 1] = True
+        allowed[max(0, light_fewest):light_most + 1, max(0, dark_fewest):dark_most + 1] = True
         if not allowed.any():
             raise ValueError(f"the totals {totals} leave no reading of at most {most} checkers a side")
     light_total, dark_total = (int(counts[colours == side].sum()) for side in (0, 1))
@@ -565,8 +568,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     the sides' hues as ``start`` shows them, else ``sides``, else this frame's).  Neither
     side has more than 15 checkers, nor, given the game's ``totals``, more or fewer than they
     allow: a reading that does not is read again as a whole (`within_checkers`; a strip read so
-    otherwise than the counter read it is as sure as the counter was of that reading, which
-    puts the board in doubt).
+    otherwise than the counter read it is as sure as the counter was of that reading, and the
+    places refitted to the totals are `PointCounts.refitted`, which the reader doubts).
 
     ``looks``: the board cut again at each of these (the corners a click off, `LOOK_NUDGE`): of the
     strips read below `LOOK_BELOW` and not simply the empty board's, the `LOOK_AT` least sure are
@@ -578,8 +581,8 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, counter, empty, bar_model)
     rows = checker_rows(geometry, strips.shape[1])
     measured: dict[tuple[int, int], np.ndarray] = {}
-    counts, colours, probabilities = _judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured,
-                                                  totals)
+    counts, colours, probabilities, refitted = _judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start,
+                                                            measured, totals)
     unsteady: dict[int, tuple[int, int]] = {}
     # the strips worth another look: the `LOOK_AT` least sure read below LOOK_BELOW, and not
     # simply the empty board's
@@ -603,14 +606,19 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
             mine = slice(n * len(only), (n + 1) * len(only))
             again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
             seen = _places(_point_counts(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart,
-                                                       start, dict(known), totals)))
+                                                       start, dict(known), totals)[:3]))
             for i in sorted(places):
                 if seen[i] != first[i]:
                     unsteady.setdefault(i, seen[i])
     for i in unsteady:
         for strip in (i,) if i < BAR_STRIPS else (BAR_STRIPS, BAR_STRIPS + 1):
             probabilities[strip] = min(probabilities[strip], UNSTEADY)
-    return replace(_point_counts(counts, colours, probabilities), unsteady=sorted(unsteady.items()))
+    # each place read otherwise to fit the game's totals, as it read without them
+    alone = _places(_point_counts(*_judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured)[:3])
+                    ) if refitted else []
+    refitted_places = sorted({min(i, BAR_STRIPS) for i in refitted})
+    return replace(_point_counts(counts, colours, probabilities), unsteady=sorted(unsteady.items()),
+                   refitted=[(i, alone[i]) for i in refitted_places])
 
 
 def _point_counts(counts: list[int], colours: list[int | None], probabilities: list[float]) -> PointCounts:
@@ -624,11 +632,12 @@ def _point_counts(counts: list[int], colours: list[int | None], probabilities: l
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
                  sides: tuple[np.ndarray, np.ndarray] | None, hue_apart: float, start: StartColours | None,
                  measured: dict[tuple[int, int], np.ndarray] | None = None, totals: CheckerTotals | None = None,
-                 ) -> tuple[list[int], list[int | None], list[float]]:
+                 ) -> tuple[list[int], list[int | None], list[float], list[int]]:
     """`count_points`' judgement of the strips as read (``count_p``, ``colour_p``): each strip's
     count, colour (None when empty) and probability.  ``measured``: the stacks' colours already
     measured, by (strip, count), which it adds to (another look at the board measures again only
-    the strips it cut anew); ``totals``: the game's (`within_checkers`)."""
+    the strips it cut anew); ``totals``: the game's (`within_checkers`), and last the strips
+    read otherwise to fit them."""
     colour_p = colour_p.copy()
     read_counts = count_p.argmax(axis=1)
     measured = {} if measured is None else measured
@@ -647,14 +656,20 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
             hues = {i: lab[1:] for i, lab in labs.items()}
             for i in other_side_by_hue(hues, colours_read, sides, apart=hue_apart):
                 colour_p[i, colours_read[i]], colour_p[i, 1 - colours_read[i]] = 1.0 - HUE_TURNED, HUE_TURNED
-    # a side has at most 15 checkers, and as many as the game allows: a reading with more (or
-    # fewer) is read again as a whole
-    best_counts, best_colours = within_checkers(count_p, colour_p, totals=totals)
+    # a side has at most 15 checkers: a reading with more is read again as a whole; and, given the
+    # game's totals, one that does not fit them (the strips read otherwise so are refitted)
+    best_counts, best_colours = within_checkers(count_p, colour_p)
+    alone = [(int(n), int(c)) if n else (0, 0) for n, c in zip(best_counts, best_colours, strict=True)]
+    refitted: list[int] = []
+    if totals is not None and not totals.allows(*(sum(n for n, c in alone if c == side) for side in (0, 1))):
+        best_counts, best_colours = within_checkers(count_p, colour_p, totals=totals)
+        refitted = [i for i, (n, c) in enumerate(zip(best_counts, best_colours, strict=True))
+                    if alone[i] != ((int(n), int(c)) if n else (0, 0))]
     counts = [int(n) for n in best_counts]
     colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
     probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)
                      for i, (n, c) in enumerate(zip(counts, colours, strict=True))]
-    return counts, colours, probabilities
+    return counts, colours, probabilities, refitted
 
 
 def _places(read: PointCounts) -> list[tuple[int, int]]:

@@ -131,6 +131,7 @@ class Reader:
                                                             totals=totals))
             reading = learned.reading((width, height), calib.geometry.checker_u)
             unsteady = learned.unsteady
+            refitted = learned.refitted
         else:
             unknown = np.zeros(canon_shape, bool)
             if dice:
@@ -141,7 +142,7 @@ class Reader:
             dice_xy = self._dice_centres(dice)
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
                                                                occ=occ, dice_xy=dice_xy))
-            unsteady = []
+            unsteady = refitted = []
         roll, void_reason, half = "none", None, None
         if dice:  # found by the learned reader or vision.dice
             def validity() -> tuple[str, str | None, str | None]:
@@ -173,6 +174,8 @@ class Reader:
         doubts = _doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None)
         if unsteady:
             doubts.append(_unsteady_doubt(points, (reading.bar_light, reading.bar_dark), unsteady))
+        if refitted and totals is not None:
+            doubts.append(_refitted_doubt(points, (reading.bar_light, reading.bar_dark), refitted, totals))
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -288,18 +291,35 @@ def _doubts(calib: Calibration, config: VisionConfig, reading: CheckerReading, c
 LOOK_SEED = 0
 
 
+def _said(pair: tuple[int, int]) -> str:
+    light, dark = pair
+    return " and ".join([f"{light} light"] * bool(light) + [f"{dark} dark"] * bool(dark)) or "empty"
+
+
+def _place(i: int, points: list[tuple[int, int]]) -> str:
+    return "the bar" if i == len(points) else f"P{i + 1}"
+
+
 def _unsteady_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
                     unsteady: list[tuple[int, tuple[int, int]]]) -> str:
     """The doubt other looks leave: each place one read otherwise, as read first and then."""
     places = [*points, bar]
-
-    def said(pair: tuple[int, int]) -> str:
-        light, dark = pair
-        return " and ".join([f"{light} light"] * bool(light) + [f"{dark} dark"] * bool(dark)) or "empty"
-
-    changes = ", ".join(f"{'the bar' if i == len(points) else f'P{i + 1}'} {said(places[i])} or {said(other)}"
-                        for i, other in unsteady)
+    changes = ", ".join(f"{_place(i, points)} {_said(places[i])} or {_said(other)}" for i, other in unsteady)
     return f"read otherwise with the board cut a click off: {changes}"
+
+
+def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
+                    refitted: list[tuple[int, tuple[int, int]]], totals: CheckerTotals) -> str:
+    """The doubt of a reading refitted to the game's totals: each place read otherwise so, as read
+    and as it read without them."""
+    places = [*points, bar]
+
+    def between(low: int, high: int) -> str:
+        return str(high) if low == high else f"{low} to {high}"
+
+    changes = ", ".join(f"{_place(i, points)} {_said(places[i])} (alone {_said(alone)})" for i, alone in refitted)
+    return (f"read again to fit the game's {between(*totals.light)} light and {between(*totals.dark)} dark "
+            f"checkers: {changes}")
 
 
 #: where a checker under a die is looked for besides the die's centre: this many die sizes from the

@@ -215,8 +215,10 @@ def test_a_resumed_match_verifies_the_board_before_judging(tmp_path: Path) -> No
     resumed = Referee(again, Recorder())
     assert resumed.mode == NORMAL and resumed.seating is not None
     assert resumed.state.turn == 1 and not resumed.verified
+    assert resumed.checker_totals() is None  # the record is not what the board must keep to yet
     resumed.observe(obs(after.swapped(), light_on_roll=False))
     assert resumed.verified
+    assert resumed.checker_totals() is not None
 
 
 def test_nardy_first_turn_lets_two_leave_the_head_on_6_6(tmp_path: Path) -> None:
