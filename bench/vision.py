@@ -18,7 +18,6 @@ frame, seeded).
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vision.nets as nets  # noqa: E402
 from vision.config import VisionConfig  # noqa: E402
 from vision.dataset import calibration_for, load_dataset  # noqa: E402
-from vision.evaluate import TOTALS_SEED, game_totals  # noqa: E402
+from vision.evaluate import game_totals, light_on_roll  # noqa: E402
 from vision.pipeline import Reader  # noqa: E402
 from vision.render import render_dataset  # noqa: E402
 
@@ -70,9 +69,8 @@ def main() -> int:
         calib = calibration_for(dataset, config)
         calibrate_ms = (time.perf_counter() - t0) * 1000
         images = [dataset.image(name) for name in dataset.frames]
-        on_roll = random.Random(TOTALS_SEED)
-        totals = [game_totals(dataset.label(name), on_roll.random() < 0.5) if args.game_totals else None
-                  for name in dataset.frames]
+        totals = [game_totals(dataset.label(name), light) if args.game_totals else None
+                  for name, light in zip(dataset.frames, light_on_roll(len(dataset.frames)), strict=True)]
     readers = {}
     for engine in engines:
         nets.ENGINE = engine

@@ -43,7 +43,8 @@ from vision.dataset import calibration_for, load_dataset
 from vision.observation import DICE_QUESTION_CONFIDENCE, CheckerTotals, Observation
 from vision.pipeline import Reader
 
-__all__ = ["FrameResult", "TOTALS_SEED", "evaluate", "game_totals", "summarise", "tallies", "SUMMARY_KEYS"]
+__all__ = ["FrameResult", "TOTALS_SEED", "evaluate", "game_totals", "light_on_roll", "summarise", "tallies",
+           "SUMMARY_KEYS"]
 
 #: the seed of the side on roll drawn for each frame read with the game's totals (`evaluate`)
 TOTALS_SEED = 0
@@ -129,6 +130,13 @@ def score_frame(name: str, label: dict[str, Any], obs: Observation, read_ms: flo
     )
 
 
+def light_on_roll(frames: int) -> list[bool]:
+    """Whether the light side is on roll in each of ``frames`` frames read with the game's
+    totals: drawn for every frame in order, seeded (`TOTALS_SEED`)."""
+    draw = random.Random(TOTALS_SEED)
+    return [draw.random() < 0.5 for _ in range(frames)]
+
+
 def game_totals(label: dict[str, Any], light_moves: bool) -> CheckerTotals:
     """The `CheckerTotals` the referee would know for a frame labelled ``label`` while the light
     side (``light_moves``) or the dark side has its turn: the label's counts on the board and
@@ -204,8 +212,8 @@ def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_p
     reader = Reader(calibration_for(dataset, config), config) if references else None
     results: list[FrameResult] = []
     frames = dataset.frames if limit is None else dataset.frames[:limit]
-    on_roll = random.Random(TOTALS_SEED)
-    for name in frames:
+    on_roll = light_on_roll(len(frames))
+    for name, light_moves in zip(frames, on_roll, strict=True):
         image = dataset.image(name)
         label = dataset.label(name)
         if references:
@@ -216,7 +224,6 @@ def evaluate(dataset_path: str | Path, config: VisionConfig | None = None, csv_p
             frame_reader = Reader(calibrate(dataset.corners, size, play=image, config=config), config)
         state = frame_reader.gate.update(image)
         t0 = time.perf_counter()
-        light_moves = on_roll.random() < 0.5  # drawn for every frame, so each frame's is the same either way
         known = game_totals(label, light_moves) if totals else None
         obs = frame_reader.read(image, hand=state.hand if gate else False, totals=known)
         read_ms = (time.perf_counter() - t0) * 1000

@@ -614,8 +614,10 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         for strip in (i,) if i < BAR_STRIPS else (BAR_STRIPS, BAR_STRIPS + 1):
             probabilities[strip] = min(probabilities[strip], UNSTEADY)
     # each place read otherwise to fit the game's totals, as it read without them
-    alone = _places(_point_counts(*_judge_board(strips, count_p, colour_p, rows, sides, hue_apart, start, measured)[:3])
-                    ) if refitted else []
+    alone_counts, alone_colours = list(counts), list(colours)
+    for i, (n, c) in refitted.items():
+        alone_counts[i], alone_colours[i] = n, c if n else None
+    alone = _places(_point_counts(alone_counts, alone_colours, probabilities))
     refitted_places = sorted({min(i, BAR_STRIPS) for i in refitted})
     return replace(_point_counts(counts, colours, probabilities), unsteady=sorted(unsteady.items()),
                    refitted=[(i, alone[i]) for i in refitted_places])
@@ -632,12 +634,12 @@ def _point_counts(counts: list[int], colours: list[int | None], probabilities: l
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
                  sides: tuple[np.ndarray, np.ndarray] | None, hue_apart: float, start: StartColours | None,
                  measured: dict[tuple[int, int], np.ndarray] | None = None, totals: CheckerTotals | None = None,
-                 ) -> tuple[list[int], list[int | None], list[float], list[int]]:
+                 ) -> tuple[list[int], list[int | None], list[float], dict[int, tuple[int, int]]]:
     """`count_points`' judgement of the strips as read (``count_p``, ``colour_p``): each strip's
     count, colour (None when empty) and probability.  ``measured``: the stacks' colours already
     measured, by (strip, count), which it adds to (another look at the board measures again only
     the strips it cut anew); ``totals``: the game's (`within_checkers`), and last the strips
-    read otherwise to fit them."""
+    read otherwise to fit them, each with its (count, colour) without them."""
     colour_p = colour_p.copy()
     read_counts = count_p.argmax(axis=1)
     measured = {} if measured is None else measured
@@ -660,11 +662,11 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
     # game's totals, one that does not fit them (the strips read otherwise so are refitted)
     best_counts, best_colours = within_checkers(count_p, colour_p)
     alone = [(int(n), int(c)) if n else (0, 0) for n, c in zip(best_counts, best_colours, strict=True)]
-    refitted: list[int] = []
+    refitted: dict[int, tuple[int, int]] = {}
     if totals is not None and not totals.allows(*(sum(n for n, c in alone if c == side) for side in (0, 1))):
         best_counts, best_colours = within_checkers(count_p, colour_p, totals=totals)
-        refitted = [i for i, (n, c) in enumerate(zip(best_counts, best_colours, strict=True))
-                    if alone[i] != ((int(n), int(c)) if n else (0, 0))]
+        refitted = {i: alone[i] for i, (n, c) in enumerate(zip(best_counts, best_colours, strict=True))
+                    if alone[i] != ((int(n), int(c)) if n else (0, 0))}
     counts = [int(n) for n in best_counts]
     colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
     probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)
