@@ -131,7 +131,9 @@ class Reader:
                                                             totals=totals))
             reading = learned.reading((width, height), calib.geometry.checker_u)
             unsteady = learned.unsteady
-            refitted = learned.refitted
+            # a refit the totals leave in doubt (one they leave little doubt about is as sure as that)
+            refitted = [] if learned.totals_trusted else learned.refitted
+            totals_share, odds = learned.totals_share, learned.refit_odds
         else:
             unknown = np.zeros(canon_shape, bool)
             if dice:
@@ -143,6 +145,7 @@ class Reader:
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
                                                                occ=occ, dice_xy=dice_xy))
             unsteady = refitted = []
+            totals_share, odds = 0.0, 1.0
         roll, void_reason, half = "none", None, None
         if dice:  # found by the learned reader or vision.dice
             def validity() -> tuple[str, str | None, str | None]:
@@ -175,7 +178,8 @@ class Reader:
         if unsteady:
             doubts.append(_unsteady_doubt(points, (reading.bar_light, reading.bar_dark), unsteady))
         if refitted and totals is not None:
-            doubts.append(_refitted_doubt(points, (reading.bar_light, reading.bar_dark), refitted, totals))
+            doubts.append(_refitted_doubt(points, (reading.bar_light, reading.bar_dark), refitted, totals,
+                                          totals_share, odds))
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -309,9 +313,11 @@ def _unsteady_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
 
 
 def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
-                    refitted: list[tuple[int, tuple[int, int]]], totals: CheckerTotals) -> str:
-    """The doubt of a reading refitted to the game's totals: each place read otherwise so, as read
-    and as it read without them."""
+                    refitted: list[tuple[int, tuple[int, int]]], totals: CheckerTotals, share: float,
+                    odds: float) -> str:
+    """The doubt of a reading refitted to the game's totals: its ``share`` of the readings they
+    allow, its ``odds`` against the reading without them, and each place read otherwise so, as
+    read and as it read without them."""
     places = [*points, bar]
 
     def between(low: int, high: int) -> str:
@@ -319,7 +325,8 @@ def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
 
     changes = ", ".join(f"{_place(i, points)} {_said(places[i])} (alone {_said(alone)})" for i, alone in refitted)
     return (f"read again to fit the game's {between(*totals.light)} light and {between(*totals.dark)} dark "
-            f"checkers: {changes}")
+            f"checkers ({share:.2f} of the readings they allow, {odds:.2f} as likely as the reading alone): "
+            f"{changes}")
 
 
 #: where a checker under a die is looked for besides the die's centre: this many die sizes from the

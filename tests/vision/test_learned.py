@@ -24,7 +24,9 @@ from vision.learned import (
     HUE_TURNED,
     MIRROR_BELOW,
     MODEL_PATH,
+    REFIT_ODDS,
     SHADED_EMPTY,
+    TOTALS_SURE,
     UNSTEADY,
     CheckerCounter,
     StartColours,
@@ -34,6 +36,8 @@ from vision.learned import (
     empty_board,
     match_colour,
     other_side_by_hue,
+    refit_odds,
+    share_within,
     stack_hues,
     standardise,
     start_colours,
@@ -405,6 +409,95 @@ def test_the_reading_within_the_games_totals_is_the_likeliest_of_all() -> None:
         changed += got != tuple((int(n), int(c) if n else 0) for n, c in
                                 zip(count_p.argmax(axis=1), colour_p.argmax(axis=1), strict=True))
     assert changed > 50  # the totals mattered in many of the cases
+
+
+def test_a_readings_share_within_the_games_totals_is_its_probability_among_all_they_allow() -> None:
+    """Against every reading of four strips of counts 0-3 (at most 3 a side): `share_within` is the
+    reading's probability (each count's times, when occupied, its colour's) over the sum of those
+    of all readings whose totals the random totals allow (random counter outputs, seeded); a
+    reading the counter and the totals agree on is sure, one of two equal ones half sure."""
+    import itertools
+
+    rng = np.random.default_rng(12)
+    readings = [(n, c) for n in range(4) for c in ((0,) if n == 0 else (0, 1))]
+    for _ in range(60):
+        count_p = rng.dirichlet(np.full(4, 0.5), size=4)
+        colour_p = rng.dirichlet((1.0, 1.0), size=4)
+        light, dark = (sorted(int(v) for v in rng.integers(0, 4, 2)) for _ in range(2))
+        totals = CheckerTotals((light[0], light[1]), (dark[0], dark[1]))
+
+        def probability(choice: tuple[tuple[int, int], ...], count_p: np.ndarray = count_p,
+                        colour_p: np.ndarray = colour_p) -> float:
+            return float(np.prod([count_p[i, n] * (colour_p[i, c] if n else 1.0) for i, (n, c) in enumerate(choice)]))
+
+        allowed = [choice for choice in itertools.product(readings, repeat=4)
+                   if totals.allows(sum(n for n, c in choice if c == 0), sum(n for n, c in choice if c == 1))]
+        counts, colours = within_checkers(count_p, colour_p, most=3, totals=totals)
+        chosen = tuple((int(n), int(c) if n else 0) for n, c in zip(counts, colours, strict=True))
+        share = share_within(count_p, colour_p, counts, colours, totals, most=3)
+        assert share == pytest.approx(probability(chosen) / sum(map(probability, allowed)))
+    # sure strips: the one reading they allow
+    count_p, colour_p = _strips([(15, 0, 0.999, 0.999), (6, 1, 0.999, 0.999)])
+    counts, colours = within_checkers(count_p, colour_p)
+    assert share_within(count_p, colour_p, counts, colours, CheckerTotals((15, 15), (6, 6))) > 0.99
+    # a dark checker missed, as likely on either of two empty points: half sure
+    count_p, colour_p = _strips([(15, 0, 0.999, 0.999), (5, 1, 0.999, 0.999), (0, 1, 0.8, 0.999),
+                                 (0, 1, 0.8, 0.999)])
+    for i in (2, 3):
+        count_p[i] = 0.0
+        count_p[i, 0], count_p[i, 1] = 0.8, 0.2
+    totals = CheckerTotals((15, 15), (6, 6))
+    counts, colours = within_checkers(count_p, colour_p, totals=totals)
+    assert share_within(count_p, colour_p, counts, colours, totals) == pytest.approx(0.5, abs=0.01)
+
+
+def test_a_refits_odds_are_its_probability_against_the_reading_alone() -> None:
+    """`refit_odds`: the refitted reading's probability (counts' times colours') over the reading
+    without the totals; a lone checker the counter gave 0.4 against empty 0.6 refits at 2/3 odds,
+    one it gave 0.02 at 1/49."""
+    count_p, colour_p = _strips([(15, 0, 0.95, 0.99), (5, 1, 0.95, 0.99), (0, 1, 0.6, 0.9)])
+    count_p[2] = 0.0
+    count_p[2, 0], count_p[2, 1] = 0.6, 0.4
+    alone = within_checkers(count_p, colour_p)
+    refit = within_checkers(count_p, colour_p, totals=CheckerTotals((15, 15), (6, 6)))
+    assert list(refit[0]) == [15, 5, 1]
+    assert refit_odds(count_p, colour_p, refit, alone) == pytest.approx(0.4 * 0.9 / 0.6)
+    count_p[2, 0], count_p[2, 1] = 0.98, 0.02
+    assert refit_odds(count_p, colour_p, refit, within_checkers(count_p, colour_p)) == pytest.approx(0.02 * 0.9 / 0.98)
+    assert refit_odds(count_p, colour_p, alone, alone) == pytest.approx(1.0)
+
+
+def test_the_games_totals_make_a_reading_they_leave_no_doubt_about_that_sure(small_dataset: Path) -> None:
+    """Read with each frame's true totals (the side on roll alternating): where the reading holds
+    `TOTALS_SURE` of the readings they allow (`PointCounts.totals_trusted`), every place is at
+    least that sure, and the reader raises no doubt of a refit; some frames are so.  Told a dark
+    checker more than the board holds, no reading is trusted: the counter finds the checker it
+    must add unlikely (`REFIT_ODDS`)."""
+    from vision.evaluate import game_totals
+
+    dataset = load_dataset(small_dataset)
+    calib = calibration_for(dataset)
+    empty_photo, _ = dataset.reference("empty")
+    assert empty_photo is not None
+    empty = empty_board(empty_photo, calib.geometry)
+    trusted = 0
+    for i, name in enumerate(_clear_frames(small_dataset, 8)):
+        label = dataset.label(name)
+        totals = game_totals(label, light_moves=i % 2 == 0)
+        image = dataset.image(name)
+        alone = count_points(image, calib.geometry, empty=empty)
+        got = count_points(image, calib.geometry, empty=empty, totals=totals)
+        assert 0.0 <= got.totals_share <= 1.0 and alone.totals_share == 0.0 and not alone.totals_trusted
+        if got.totals_trusted:
+            trusted += 1
+            assert min(got.probabilities + [got.bar_probability]) >= got.totals_share >= TOTALS_SURE
+        else:
+            assert got.probabilities == alone.probabilities or got.refitted
+        one_more = CheckerTotals(totals.light, (totals.dark[1] + 1,) * 2)
+        if one_more.dark[0] <= 15:
+            more = count_points(image, calib.geometry, empty=empty, totals=one_more)
+            assert more.refitted and more.refit_odds < REFIT_ODDS and not more.totals_trusted
+    assert trusted >= 3
 
 
 def test_the_bar_reader_is_small_and_has_a_card() -> None:
