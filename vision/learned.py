@@ -35,8 +35,9 @@ from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
 __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "DOUBTFUL_EMPTY",
            "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "MISREAD_SHARE", "MODEL_PATH",
-           "LOOKS", "LOOK_AT", "LOOK_BELOW", "LOOK_NUDGE", "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE", "SHADED_EMPTY", "UNSTEADY", "BoardCounter", "CheckerCounter", "EmptyBoard",
-           "PointCounts", "REFIT_ODDS", "TOTALS_SURE", "StartColours", "beside_empty", "colour_gain", "count_points", "differ_in_hue", "empty_board",
+           "LOOKS", "LOOK_AT", "LOOK_BELOW", "LOOK_NUDGE", "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE", "REFIT_ODDS", "SHADED_EMPTY", "TOTALS_SURE",
+           "UNSTEADY", "BoardCounter", "CheckerCounter", "EmptyBoard",
+           "PointCounts", "StartColours", "beside_empty", "colour_gain", "count_points", "differ_in_hue", "empty_board",
            "match_colour", "other_side_by_hue", "read_strips", "refit_odds", "share_within", "stack_colours", "stack_hues",
            "start_colours", "within_checkers"]
 
@@ -121,27 +122,29 @@ LOOK_AT = 1
 UNSTEADY = 0.4
 #: given the game's totals (`count_points`' ``totals``), a reading that holds at least this share of
 #: the probability of all the readings they allow (`share_within`) is that sure at every place, a
-#: place the counter was less sure of included (the totals leave little else it could be); a
-#: reading refitted to them holding less is doubted.  Chosen on tuning sets (the held-out designs
-#: at 31007 and 31009, recoloured at 31105 and 31107): of 30 refitted readings the 7 holding 0.9 or
-#: more were all right, below it 12 right and 11 wrong (0.18-0.88); of 135 right recoloured boards,
-#: lifting places so took those doubted from 23 to 14 at 0.9 (10 at 0.5-0.7), no wrong board's
-#: share reaching 0.9
+#: place the counter was less sure of included (the totals leave little else it could be), unless
+#: it was refitted to them against the counter's odds (`REFIT_ODDS`); a reading refitted to them
+#: holding less, or against those odds, is doubted.  Chosen on tuning sets (held-out designs at
+#: 31007, recoloured at 31105 and 31107): of 30 refitted readings the 8 holding 0.9 or more were all
+#: right, below it 11 right and 11 wrong (shares 0.18-0.88); of 135 right recoloured boards, lifting
+#: places so took those doubted from 23 to 14 at 0.9 (10-11 at 0.5-0.7), no wrong board's share
+#: reaching 0.9 (vision/models/checker_count.md, "How sure the game's totals make a reading")
 TOTALS_SURE = 0.9
 #: ... and a refitted reading is trusted only when the counter itself found it at least this
 #: likely against its own reading (`refit_odds`): a refit the counter finds far less likely is the
 #: board disagreeing with the record (a checker knocked off, a record gone wrong), which the
 #: referee asks about.  A stack of 14 told it is 15 (the 2-D renderer, the test of that) refits at
-#: 0.05; the tuning sets' right refits holding 0.9 or more of the totals' readings, at 0.01-1.0
-#: (7 of 8 at 0.1 or more)
+#: odds 0.05 with a share of 1.0; on the tuning sets (31007, 31009, recoloured 31105, 31107) the 12
+#: refits holding 0.9 or more, all right, had odds 0.012-1.0, 10 of them 0.1 or more
 REFIT_ODDS = 0.1
 
 
 @dataclass
 class PointCounts:
-    """Per point (P1..P24): checkers counted, the counter's probability for that count, and the
-    stack's colour (0 light, 1 dark, None empty); the bar's near and far halves as (count, colour)
-    and the lower of their probabilities."""
+    """Per point (P1..P24): checkers counted, how sure the reading is of it (the counter's
+    probability for that count and colour, or more when the game's totals leave no doubt of the
+    reading: `totals_trusted`), and the stack's colour (0 light, 1 dark, None empty); the bar's
+    near and far halves as (count, colour) and the lower of their probabilities."""
 
     counts: list[int]
     probabilities: list[float]
@@ -155,8 +158,8 @@ class PointCounts:
     #: how it read without them as (light, dark)
     refitted: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
     #: given the game's totals, the reading's share of the probability of all the readings they
-    #: allow (`share_within`; 0.0 without them): at least `TOTALS_SURE`, every place is that sure
-    #: and a refit is trusted
+    #: allow (`share_within`; 0.0 without them): with `refit_odds`, whether they leave no doubt of
+    #: it (`totals_trusted`)
     totals_share: float = 0.0
     #: the refitted reading's probability against the reading without the totals (`refit_odds`;
     #: 1.0 when nothing was refitted)
@@ -445,17 +448,25 @@ def within_checkers(count_p: np.ndarray, colour_p: np.ndarray, most: int = CHECK
     return counts, colours
 
 
-def share_within(count_p: np.ndarray, colour_p: np.ndarray, counts: Sequence[int], colours: Sequence[int],
-                 totals: CheckerTotals, most: int = CHECKERS) -> float:
+def share_within(count_p: np.ndarray, colour_p: np.ndarray, counts: Sequence[int] | np.ndarray,
+                 colours: Sequence[int] | np.ndarray, totals: CheckerTotals, most: int = CHECKERS) -> float:
     """The probability of one reading of the strips (``counts``, and ``colours`` 0 light / 1 dark
     where occupied) among all the readings whose totals fall within ``totals`` (and at most
     ``most`` checkers a side): the product over strips of the count's probability times, when
     occupied, its colour's, against the sum of those products over every such reading (summed by
-    `within_checkers`' programme, adding where it takes the best).  ``count_p`` is (N, K) and
-    ``colour_p`` (N, 2)."""
+    a programme like `within_checkers`', adding where it takes the best).  That measure takes the
+    colour's probability itself where `within_checkers` weighs it against the likelier colour's, so
+    the reading it chose need not be the likeliest by this one (the share is then the lower: a
+    cautious figure).  0.0 for a reading the totals do not allow, or for probabilities that are not
+    numbers.  ``count_p`` is (N, K) and ``colour_p`` (N, 2)."""
     top = min(count_p.shape[1] - 1, most)
     count = np.asarray(count_p, np.float64)[:, :top + 1]
     colour = np.asarray(colour_p, np.float64)
+    sides = [sum(int(n) for n, c in zip(counts, colours, strict=True) if n and int(c) == side) for side in (0, 1)]
+    if not all(0 <= side <= most for side in sides) or not totals.allows(*sides) or any(int(n) > top for n in counts):
+        return 0.0
+    if not (np.isfinite(count).all() and np.isfinite(colour).all()):
+        return 0.0
     chosen = _log_probability(count_p, colour_p, counts, colours)
     # mass[l, d]: the summed probability of the strips so far holding l light and d dark checkers,
     # kept scaled to a sum of one (the scale's logarithm in `scale`)
@@ -482,16 +493,20 @@ def _trusted(share: float, odds: float) -> bool:
     return share >= TOTALS_SURE and odds >= REFIT_ODDS
 
 
-def refit_odds(count_p: np.ndarray, colour_p: np.ndarray, refit: tuple[Sequence[int], Sequence[int]],
-               alone: tuple[Sequence[int], Sequence[int]]) -> float:
+#: a reading of the strips: (counts, colours), as `within_checkers` gives it
+Reading = tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray]
+
+
+def refit_odds(count_p: np.ndarray, colour_p: np.ndarray, refit: Reading, alone: Reading) -> float:
     """How likely the counter finds a reading ``refit`` (counts, colours) against its reading
-    ``alone``: the ratio of their probabilities (as `share_within` takes them), at most 1."""
+    ``alone``: the ratio of their probabilities (as `share_within` takes them), at most 1 (0.0
+    for probabilities that are not numbers)."""
     ratio = _log_probability(count_p, colour_p, *refit) - _log_probability(count_p, colour_p, *alone)
-    return float(np.exp(min(0.0, ratio)))
+    return float(np.exp(min(0.0, ratio))) if np.isfinite(ratio) else 0.0
 
 
-def _log_probability(count_p: np.ndarray, colour_p: np.ndarray, counts: Sequence[int],
-                     colours: Sequence[int]) -> float:
+def _log_probability(count_p: np.ndarray, colour_p: np.ndarray, counts: Sequence[int] | np.ndarray,
+                     colours: Sequence[int] | np.ndarray) -> float:
     """The log probability of a reading of the strips: each count's, times its colour's where occupied."""
     return float(sum(np.log(max(float(count_p[i, n]), 1e-300))
                      + (np.log(max(float(colour_p[i, colours[i]]), 1e-300)) if n else 0.0)
@@ -651,12 +666,15 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     the sides' hues as ``start`` shows them, else ``sides``, else this frame's).  Neither
     side has more than 15 checkers, nor, given the game's ``totals``, more or fewer than they
     allow: a reading that does not is read again as a whole (`within_checkers`; a strip read so
-    otherwise than the counter read it is as sure as the counter was of that reading, and the
-    places refitted to the totals are `PointCounts.refitted`).  A reading the totals leave little
+    otherwise than the counter read it is as sure as the counter was of that reading, unless the
+    totals leave no doubt (below), and the places refitted to the totals are
+    `PointCounts.refitted`).  A reading the totals leave little
     doubt about (`PointCounts.totals_trusted`: holding at least `TOTALS_SURE` of the probability
     of all the readings they allow, and, refitted, at least `REFIT_ODDS` as likely to the counter
-    as its own reading) is that share sure at every place; a refitted one they leave in doubt, the
-    reader doubts.
+    as its own reading) is at least that share sure at every place (but a place another look read
+    otherwise, below); a refitted one they leave in doubt, the reader doubts.  The odds guard a refit
+    only: a misreading that agrees with a record gone wrong is trusted as any reading that fits
+    (the referee gives the totals only while the board agrees with the record).
 
     ``looks``: the board cut again at each of these (the corners a click off, `LOOK_NUDGE`): of the
     strips read below `LOOK_BELOW` and not simply the empty board's, the `LOOK_AT` least sure are
@@ -693,11 +711,11 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
             mine = slice(n * len(only), (n + 1) * len(only))
             again[only], again_count[only], again_colour[only] = cut[mine], cut_count[mine], cut_colour[mine]
             seen = _places(_point_counts(*_judge_board(again, again_count, again_colour, rows, sides, hue_apart,
-                                                       start, dict(known), totals)[:3]))
+                                                       start, dict(known), totals, measure=False)[:3]))
             for i in sorted(places):
                 if seen[i] != first[i]:
                     unsteady.setdefault(i, seen[i])
-    if _trusted(share, odds):  # a reading the game's totals leave little doubt about: every place that sure
+    if _trusted(share, odds):  # a reading the game's totals leave little doubt about: every place as sure
         probabilities = [max(p, share) for p in probabilities]
     for i in unsteady:
         for strip in (i,) if i < BAR_STRIPS else (BAR_STRIPS, BAR_STRIPS + 1):
@@ -724,6 +742,7 @@ def _point_counts(counts: list[int], colours: list[int | None], probabilities: l
 def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, rows: float,
                  sides: tuple[np.ndarray, np.ndarray] | None, hue_apart: float, start: StartColours | None,
                  measured: dict[tuple[int, int], np.ndarray] | None = None, totals: CheckerTotals | None = None,
+                 measure: bool = True,
                  ) -> tuple[list[int], list[int | None], list[float], dict[int, tuple[int, int]], float, float]:
     """`count_points`' judgement of the strips as read (``count_p``, ``colour_p``): each strip's
     count, colour (None when empty) and probability.  ``measured``: the stacks' colours already
@@ -731,7 +750,8 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
     the strips it cut anew); ``totals``: the game's (`within_checkers`), then the strips
     read otherwise to fit them, each with its (count, colour) without them, the reading's share
     of all the readings the totals allow (`share_within`; 0.0 without them) and, refitted, its
-    odds against the reading without them (`refit_odds`; else 1.0)."""
+    odds against the reading without them (`refit_odds`; else 1.0).  ``measure=False``: neither
+    share nor odds is measured (0.0 and 1.0; another look compares only what it reads)."""
     colour_p = colour_p.copy()
     read_counts = count_p.argmax(axis=1)
     measured = {} if measured is None else measured
@@ -762,8 +782,10 @@ def _judge_board(strips: np.ndarray, count_p: np.ndarray, colour_p: np.ndarray, 
             best_counts, best_colours = within_checkers(count_p, colour_p, totals=totals)
             refitted = {i: alone[i] for i, (n, c) in enumerate(zip(best_counts, best_colours, strict=True))
                         if alone[i] != ((int(n), int(c)) if n else (0, 0))}
-            odds = refit_odds(count_p, colour_p, (best_counts, best_colours), alone_reading)
-        share = share_within(count_p, colour_p, best_counts, best_colours, totals)
+            if measure:
+                odds = refit_odds(count_p, colour_p, (best_counts, best_colours), alone_reading)
+        if measure:
+            share = share_within(count_p, colour_p, best_counts, best_colours, totals)
     counts = [int(n) for n in best_counts]
     colours: list[int | None] = [int(c) if n else None for n, c in zip(counts, best_colours, strict=True)]
     probabilities = [float(count_p[i, n]) * (float(colour_p[i, c]) if c is not None else 1.0)

@@ -31,7 +31,7 @@ from vision.gate import Gate
 from vision.observation import CheckerTotals, Observation
 
 if TYPE_CHECKING:
-    from vision.learned import EmptyBoard, StartColours
+    from vision.learned import EmptyBoard, PointCounts, StartColours
 
 __all__ = ["Reader", "dice_module", "learned_roll_validity"]
 
@@ -131,9 +131,6 @@ class Reader:
                                                             totals=totals))
             reading = learned.reading((width, height), calib.geometry.checker_u)
             unsteady = learned.unsteady
-            # a refit the totals leave in doubt (one they leave little doubt about is as sure as that)
-            refitted = [] if learned.totals_trusted else learned.refitted
-            totals_share, odds = learned.totals_share, learned.refit_odds
         else:
             unknown = np.zeros(canon_shape, bool)
             if dice:
@@ -144,8 +141,8 @@ class Reader:
             dice_xy = self._dice_centres(dice)
             reading = timed("checkers", lambda: read_checkers(calib, canon, config, unknown=unknown, lab=lab,
                                                                occ=occ, dice_xy=dice_xy))
-            unsteady = refitted = []
-            totals_share, odds = 0.0, 1.0
+            unsteady = []
+            learned = None
         roll, void_reason, half = "none", None, None
         if dice:  # found by the learned reader or vision.dice
             def validity() -> tuple[str, str | None, str | None]:
@@ -177,9 +174,9 @@ class Reader:
         doubts = _doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None)
         if unsteady:
             doubts.append(_unsteady_doubt(points, (reading.bar_light, reading.bar_dark), unsteady))
-        if refitted and totals is not None:
-            doubts.append(_refitted_doubt(points, (reading.bar_light, reading.bar_dark), refitted, totals,
-                                          totals_share, odds))
+        if learned is not None and totals is not None and (refit := _refitted_doubt(
+                points, (reading.bar_light, reading.bar_dark), learned, totals)):
+            doubts.append(refit)
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -312,21 +309,23 @@ def _unsteady_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
     return f"read otherwise with the board cut a click off: {changes}"
 
 
-def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int],
-                    refitted: list[tuple[int, tuple[int, int]]], totals: CheckerTotals, share: float,
-                    odds: float) -> str:
-    """The doubt of a reading refitted to the game's totals: its ``share`` of the readings they
-    allow, its ``odds`` against the reading without them, and each place read otherwise so, as
-    read and as it read without them."""
+def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int], read: PointCounts,
+                    totals: CheckerTotals) -> str | None:
+    """The doubt of a reading ``read`` refitted to the game's ``totals`` that they leave in doubt
+    (`PointCounts.totals_trusted`): its share of the readings they allow, its odds against the
+    reading without them, and each place read otherwise so, as read and as it read without them.
+    None when nothing was refitted or the totals leave no doubt of it."""
+    if not read.refitted or read.totals_trusted:
+        return None
     places = [*points, bar]
 
     def between(low: int, high: int) -> str:
         return str(high) if low == high else f"{low} to {high}"
 
-    changes = ", ".join(f"{_place(i, points)} {_said(places[i])} (alone {_said(alone)})" for i, alone in refitted)
+    changes = ", ".join(f"{_place(i, points)} {_said(places[i])} (alone {_said(alone)})" for i, alone in read.refitted)
     return (f"read again to fit the game's {between(*totals.light)} light and {between(*totals.dark)} dark "
-            f"checkers ({share:.2f} of the readings they allow, {odds:.2f} as likely as the reading alone): "
-            f"{changes}")
+            f"checkers ({read.totals_share:.2g} of the readings they allow, {read.refit_odds:.2g} as likely as "
+            f"the reading alone): {changes}")
 
 
 #: where a checker under a die is looked for besides the die's centre: this many die sizes from the

@@ -468,11 +468,12 @@ def test_a_refits_odds_are_its_probability_against_the_reading_alone() -> None:
 
 
 def test_the_games_totals_make_a_reading_they_leave_no_doubt_about_that_sure(small_dataset: Path) -> None:
-    """Read with each frame's true totals (the side on roll alternating): where the reading holds
-    `TOTALS_SURE` of the readings they allow (`PointCounts.totals_trusted`), every place is at
-    least that sure, and the reader raises no doubt of a refit; some frames are so.  Told a dark
-    checker more than the board holds, no reading is trusted: the counter finds the checker it
-    must add unlikely (`REFIT_ODDS`)."""
+    """Read with each frame's true totals (the side on roll alternating): a reading the totals
+    leave no doubt about (`PointCounts.totals_trusted`) is at least its share sure at every place
+    and the bar; some frames are so.  Told the side not on roll (either) has a checker more than the
+    board holds (of the frames read right alone), no reading is trusted: mostly the totals leave several
+    places the checker could be, and where they leave one (a share of `TOTALS_SURE` or more) the
+    counter finds it there unlikely (`REFIT_ODDS`)."""
     from vision.evaluate import game_totals
 
     dataset = load_dataset(small_dataset)
@@ -480,10 +481,11 @@ def test_the_games_totals_make_a_reading_they_leave_no_doubt_about_that_sure(sma
     empty_photo, _ = dataset.reference("empty")
     assert empty_photo is not None
     empty = empty_board(empty_photo, calib.geometry)
-    trusted = 0
-    for i, name in enumerate(_clear_frames(small_dataset, 8)):
+    trusted = odds_needed = told_more = 0
+    for i, name in enumerate(_clear_frames(small_dataset, 24)):
         label = dataset.label(name)
-        totals = game_totals(label, light_moves=i % 2 == 0)
+        light_moves = i % 2 == 0
+        totals = game_totals(label, light_moves)
         image = dataset.image(name)
         alone = count_points(image, calib.geometry, empty=empty)
         got = count_points(image, calib.geometry, empty=empty, totals=totals)
@@ -493,11 +495,54 @@ def test_the_games_totals_make_a_reading_they_leave_no_doubt_about_that_sure(sma
             assert min(got.probabilities + [got.bar_probability]) >= got.totals_share >= TOTALS_SURE
         else:
             assert got.probabilities == alone.probabilities or got.refitted
-        one_more = CheckerTotals(totals.light, (totals.dark[1] + 1,) * 2)
-        if one_more.dark[0] <= 15:
-            more = count_points(image, calib.geometry, empty=empty, totals=one_more)
-            assert more.refitted and more.refit_odds < REFIT_ODDS and not more.totals_trusted
-    assert trusted >= 3
+        bar = label.get("bar") or {}
+        if alone.pairs != [tuple(p) for p in label["points"]] or alone.bar != (bar.get("light", 0), bar.get("dark", 0)):
+            continue
+        for light_moves in (True, False):  # the other side told a checker more
+            in_turn = game_totals(label, light_moves)
+            light, dark = in_turn.light[1], in_turn.dark[1]
+            told = (CheckerTotals(in_turn.light, (dark + 1,) * 2) if light_moves
+                    else CheckerTotals((light + 1,) * 2, in_turn.dark))
+            if max(told.light[1], told.dark[1]) > 15:
+                continue
+            more = count_points(image, calib.geometry, empty=empty, totals=told)
+            assert more.refitted and not more.totals_trusted
+            told_more += 1
+            odds_needed += more.totals_share >= TOTALS_SURE
+    assert trusted >= 10 and told_more >= 5
+    assert odds_needed >= 1  # the share alone would have trusted these
+
+
+def test_a_reading_is_trusted_to_the_totals_only_when_they_and_the_counter_agree() -> None:
+    """`PointCounts.totals_trusted`: a share of `TOTALS_SURE` or more, and a refit at least
+    `REFIT_ODDS` as likely as the counter's own reading; the reader's doubt of a refit they leave in
+    doubt names both figures and each place, and there is none for a trusted one."""
+    from vision.learned import PointCounts
+    from vision.pipeline import _refitted_doubt
+
+    def read(share: float, odds: float, refitted: bool = True) -> PointCounts:
+        counts = [15, 0, 0, 0, 0, 0, 1] + [0] * 16 + [14]
+        colours: list[int | None] = [0, None, None, None, None, None, 1] + [None] * 16 + [1]
+        return PointCounts(counts=counts, probabilities=[0.9] * 24, colours=colours,
+                           refitted=[(6, (0, 0))] if refitted else [], totals_share=share, refit_odds=odds)
+
+    totals = CheckerTotals((15, 15), (11, 15))
+    points = read(0.0, 1.0).pairs
+    assert read(0.95, 0.5).totals_trusted and read(TOTALS_SURE, REFIT_ODDS).totals_trusted
+    assert not read(0.95, 0.05).totals_trusted and not read(0.85, 1.0).totals_trusted
+    assert _refitted_doubt(points, (0, 0), read(0.95, 0.5), totals) is None
+    assert _refitted_doubt(points, (0, 0), read(0.3, 1.0, refitted=False), totals) is None
+    doubt = _refitted_doubt(points, (0, 0), read(0.95, 0.0004), totals)
+    assert doubt == ("read again to fit the game's 15 light and 11 to 15 dark checkers (0.95 of the readings they "
+                     "allow, 0.0004 as likely as the reading alone): P7 1 dark (alone empty)")
+
+
+def test_a_share_is_nothing_for_a_reading_the_totals_do_not_allow() -> None:
+    count_p, colour_p = _strips([(2, 0, 0.9, 0.9), (1, 1, 0.9, 0.9)])
+    assert share_within(count_p, colour_p, [2, 1], [0, 1], CheckerTotals((0, 1), (1, 1))) == 0.0
+    assert share_within(count_p, colour_p, [2, 1], [0, 1], CheckerTotals((2, 2), (1, 1))) > 0.5
+    count_p[0, 0] = np.nan
+    assert share_within(count_p, colour_p, [2, 1], [0, 1], CheckerTotals((2, 2), (1, 1))) == 0.0
 
 
 def test_the_bar_reader_is_small_and_has_a_card() -> None:
