@@ -61,6 +61,11 @@ PEAK = 0.3
 #: dice, all on the marble board (64 reads the same as 32)
 CANDIDATES = 32
 READ = 6
+#: the dice kept are the candidates the reader is surest hold a die (the lowest "no die"; below this
+#: they are alike, and the finder's higher peak comes first), not the finder's highest peaks: without
+#: the empty board's photo a marble board's veins peak higher than its dice, and the reader takes
+#: them for fives and sixes, but far less surely than it takes a die
+SURE_OF_DIE = 1e-4
 #: a candidate whose crop matches the empty board's crop there this well (normalised
 #: cross-correlation of the middle of the frame's crop, searched over the empty board's whole
 #: crop: a camera nudged a few pixels since calibration) is a mark of the board, not a die
@@ -253,12 +258,12 @@ def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, ce
 
 def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | None = None, *,
               find_model: str | Path = FIND_MODEL, read_model: str | Path = READ_MODEL) -> list[LearnedDie]:
-    """The dice lying in the frame: at most two, the finder's highest peaks that the reader takes
-    for dice.  Candidates off the playing surface (on the bar or the frame, where the doubling
-    cube rests) are none: a die that lands there is off the surface, and the die left alone on it
-    voids the roll just the same (both dice there read as no roll).  ``empty``: the calibration's photo of the empty board, when
-    there is one (the candidates that are marks of the board are dropped; a photo of another size
-    than the frame is no such photo)."""
+    """The dice lying in the frame: at most two, of the finder's `READ` highest peaks those the
+    reader is surest hold a die (`SURE_OF_DIE`).  Candidates off the playing surface (on the bar or
+    the frame, where the doubling cube rests) are none: a die that lands there is off the surface,
+    and the die left alone on it voids the roll just the same (both dice there read as no roll).
+    ``empty``: the calibration's photo of the empty board, when there is one (the candidates that
+    are marks of the board are dropped; a photo of another size than the frame is no such photo)."""
     if empty is not None and empty.shape != image.shape:
         empty = None
     find, read = _nets(str(find_model), str(read_model))
@@ -320,7 +325,10 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
     probs[best] = (probs[best] + mirrored) / 2
     tilts[best] = (tilts[best] + mirrored_tilts) / 2
     dice: list[LearnedDie] = []
-    for k, (cx, cy), (_, height) in zip(best, centres, candidates, strict=True):
+    # the candidates the reader is surest hold a die first (`SURE_OF_DIE`), the finder's order among
+    # those alike
+    order = sorted(range(n), key=lambda i: (max(float(probs[best[i], 0]), SURE_OF_DIE), i))
+    for k, (cx, cy), (_, height) in ((best[i], centres[i], candidates[i]) for i in order):
         p, cx, cy = probs[k], float(cx), float(cy)
         if p[0] > NO_DIE:
             continue
@@ -328,7 +336,7 @@ def read_dice(image: np.ndarray, geometry: BoardGeometry, empty: np.ndarray | No
         size = geometry.die_size_px((cx, cy))
         dice.append(LearnedDie(value, (cx, cy), (cx - size / 2, cy - size / 2, size, size),
                                float(min(height, p[value] / max(1e-9, 1 - p[0]))), float(tilts[k])))
-    # two dice whose centres nearly coincide are one die found twice
+    # two dice whose centres nearly coincide are one die found twice (the surer kept)
     kept: list[LearnedDie] = []
     for die in dice:
         if all(np.hypot(die.centre[0] - k.centre[0], die.centre[1] - k.centre[1]) > 0.6 * k.box[2] for k in kept):
