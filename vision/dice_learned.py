@@ -67,8 +67,11 @@ READ = 6
 #: them for fives and sixes, but far less surely than it takes a die
 SURE_OF_DIE = 1e-4
 #: a candidate whose crop matches the empty board's crop there this well (normalised
-#: cross-correlation of the middle of the frame's crop, searched over the empty board's whole
-#: crop: a camera nudged a few pixels since calibration) is a mark of the board, not a die
+#: cross-correlation of the die's own square in the middle of the frame's crop, searched over the
+#: empty board's whole crop: a camera nudged a few pixels since calibration) is a mark of the board,
+#: not a die.  Matched over one and a half dice before 2026-12-07: a white die on the 2-D renderer's
+#: cream points left the board to dominate that square and was dropped as a mark (its seed 41001,
+#: 50 valid rolls: called void 4 -> 1)
 BOARD_MARK = 0.95
 #: each candidate is read at its peak (the first) and at these offsets (die sizes, image x and y):
 #: the finder's peak can be half a die off, and the reader, trained on crops at most an eighth of a
@@ -246,10 +249,12 @@ def _gray(crop: np.ndarray) -> np.ndarray:
 
 def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, centre: tuple[float, float]) -> bool:
     """Whether the frame around ``centre`` looks as the empty board does there (`BOARD_MARK`): a
-    vein of marble or a printed mark the finder took for a die.  A die changes its crop."""
+    vein of marble or a printed mark the finder took for a die.  A die changes its own square: the
+    frame's square of one die about ``centre`` is matched (around it lies the board, which a die
+    of the board's colour, white on a cream point, leaves to dominate a wider square)."""
     crop = _crop_matrix(geometry, centre)  # the same square of both pictures
     here, there = _gray(_warp(image, crop)), _gray(_warp(empty, crop))
-    m = CROP_SIZE * 3 // 16
+    m = int(CROP_SIZE * (1 - 1 / CROP_DIES) / 2)  # the crop is CROP_DIES dice wide
     middle = here[m:-m, m:-m]
     if float(middle.std()) < 1.0:  # a flat patch: no pattern to match (and no die)
         return False
