@@ -330,17 +330,25 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
     empty board (within ``empty_distance``) is empty, with the counter's probability of an empty
     point or, if higher, one that falls from 1 to ``near_floor`` as the distance grows; one still
     within ``ambiguous_distance`` whose counter gives an empty point at least ``doubtful_empty``
-    reads empty too, as sure as such readings were right on the tuning sets (`SHADED_EMPTY`)."""
+    reads empty too, as sure as such readings were right on the tuning sets (`SHADED_EMPTY`).
+    What such a strip is not sure of is left to the counts the counter saw there, shared as it
+    shared them (each row still sums to one): a lone checker judged away so can be read again
+    when the game's totals miss it (`within_checkers`), and the share of the readings they allow
+    counts it (`share_within`)."""
     count_p = count_p.copy()
+
+    def judged_empty(rows: np.ndarray, empty_p: np.ndarray) -> None:
+        occupied = count_p[rows, 1:]
+        share = occupied / np.maximum(occupied.sum(axis=1, keepdims=True), 1e-12)
+        count_p[rows, 0] = empty_p
+        count_p[rows, 1:] = share * (1.0 - empty_p)[:, None]
+
     near = distance < empty_distance
-    empty_p = np.maximum(count_p[near, 0], 1.0 - (1.0 - near_floor) * distance[near] / empty_distance)
-    count_p[near] = 0.0
-    count_p[near, 0] = empty_p
+    judged_empty(near, np.maximum(count_p[near, 0], 1.0 - (1.0 - near_floor) * distance[near] / empty_distance))
     # still close to the empty board, and the counter not sure there is anything: empty
     top = count_p[:, 1:].max(axis=1)
     shaded = (distance < ambiguous_distance) & (count_p[:, 0] >= doubtful_empty) & (top > count_p[:, 0])
-    count_p[shaded] = 0.0
-    count_p[shaded, 0] = shaded_empty
+    judged_empty(shaded, np.full(int(shaded.sum()), shaded_empty))
     return count_p
 
 
