@@ -52,6 +52,9 @@ NORMAL = "normal"
 ILLEGAL = "illegal"  # an illegal play waits for its correction (or acceptance)
 QUESTION = "question"  # an uncertain reading waits for a person's answer
 PAUSED = "paused"
+#: a side's home board is its points 1-6 (its own numbering, every variant): it bears off only with
+#: all its checkers there (RULES.md)
+HOME_POINTS = 6
 
 
 class Signals(Protocol):
@@ -353,8 +356,9 @@ class Referee:
     def checker_totals(self) -> CheckerTotals | None:
         """How many checkers each side has on the board and bar as the game stands, for the
         reader to keep to (`vision.observation.CheckerTotals`): 15 less those borne off, the
-        side whose turn it is down to four fewer (it may be bearing off; in a gul bara cascade,
-        down to none), the other exactly.  None while no game is under way (the board is being
+        side whose turn it is down to four fewer when it may be bearing off (fewer than four of
+        its checkers outside its home board; in a gul bara cascade, down to none), the other
+        exactly.  None while no game is under way (the board is being
         set up, the game is over), the seating is not known yet, or the board does not yet, or no
         longer, match the record (a resumed match not yet checked, a board shown differing from the
         record): the record is then not what the reading should keep to."""
@@ -368,7 +372,12 @@ class Referee:
         light = sum(a for a, _ in points) + bar[0]
         dark = sum(b for _, b in points) + bar[1]
         cascade = state.variant == "gulbara" and (state.phase == match.REMAINDER or self._cascading())
-        return CheckerTotals.in_turn(light, dark, light_moves, bears_off=light + dark if cascade else MOVED_AT_MOST)
+        if cascade:
+            return CheckerTotals.in_turn(light, dark, light_moves, bears_off=light + dark)
+        # a side bears off only with all its checkers home: one with MOVED_AT_MOST or more outside its
+        # home board (or on the bar) cannot bring them in and bear one off in a turn
+        outside = sum(state.position_for(player).mover[HOME_POINTS:])
+        return CheckerTotals.in_turn(light, dark, light_moves, bears_off=MOVED_AT_MOST if outside < MOVED_AT_MOST else 0)
 
     def _learn_seating(self, obs: Observation) -> None:
         seating = recognise_start(obs, self.variant, self.settings.light_player)

@@ -466,20 +466,33 @@ def test_opponents_roll_is_not_judged_while_an_illegal_play_must_be_corrected(tm
 
 def test_the_referee_knows_each_sides_checkers_on_the_board(table: tuple[Referee, Recorder]) -> None:
     """What the reader is told to keep to: nothing while the board is set up; in a game, every
-    checker each side has on the board and bar, the side on roll perhaps up to four fewer (it may
-    be bearing off), the other exactly."""
+    checker each side has on the board and bar, exactly while neither can be bearing off (from
+    the start, ten of each side's checkers lie outside its home board)."""
     from vision.observation import CheckerTotals
 
     referee, _ = table
     assert referee.checker_totals() is None  # the seating is not known yet
     start_game(referee, 3, 1)
     assert referee.state.turn == 0 and referee.seating is not None and referee.seating.light_player == 0
-    assert referee.checker_totals() == CheckerTotals((11, 15), (15, 15))
+    assert referee.checker_totals() == CheckerTotals((15, 15), (15, 15))
     after = play(starting_position(), "31", "8/5 6/5")
     referee.observe(obs(after, dice=(3, 1)))
     referee.observe(obs(after))
     assert referee.state.turn == 1
-    assert referee.checker_totals() == CheckerTotals((15, 15), (11, 15))
+    assert referee.checker_totals() == CheckerTotals((15, 15), (15, 15))
+
+
+@pytest.mark.parametrize(("outside", "fewest"), [(0, 5), (3, 5), (4, 9)])
+def test_the_side_on_roll_may_be_bearing_off_only_with_fewer_than_four_checkers_out(
+        tmp_path: Path, outside: int, fewest: int) -> None:
+    """A side bears off only with all its checkers home, and a turn moves at most four: with four
+    or more outside its home board it bears none off this turn, and the reader is told its
+    checkers exactly; with fewer, up to four fewer (the other side always exactly)."""
+    from vision.observation import CheckerTotals
+
+    roller = gb_board({5: 3, 4: 6 - outside, 9: outside} if outside else {5: 3, 4: 6}, {24: 15})
+    referee, _ = gul_bara_table(tmp_path, roller)
+    assert referee.checker_totals() == CheckerTotals((15, 15), (fewest, 9))
 
 
 def test_in_a_gul_bara_cascade_the_roller_may_bear_off_every_checker(tmp_path: Path) -> None:

@@ -37,4 +37,4 @@ def test_the_table_reads_each_frame_with_the_games_totals(tmp_path: Path) -> Non
             break
     assert read is not None and read.points is not None
     assert sum(p[1] for p in read.points) + read.bar[1] == 15
-    assert any(d.startswith("read again to fit the game's 11 to 15 light and 15 dark checkers") for d in read.doubts)
+    assert any(d.startswith("read again to fit the game's 15 light and 15 dark checkers") for d in read.doubts)

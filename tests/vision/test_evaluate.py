@@ -200,13 +200,14 @@ def test_eval_with_the_game_totals_reads_each_frame_with_its_labels_counts(small
                                                                           tmp_path: Path) -> None:
     """A label that claims one dark checker more (on the bar) than the board holds: read alone the
     board is read as it lies (wrong against that label, and mostly sure of it); read with the
-    game's totals taken from the label, every such reading while light is on roll (dark then has
-    exactly the label's count) is refitted to them and doubted, and while dark is on roll (it may
-    have borne one off) read as alone."""
+    game's totals taken from the label, every such reading where dark has exactly the label's
+    count (light on roll, or dark on roll with four or more checkers out of its home board, the
+    claimed one on the bar among them) is refitted to them and doubted, and where dark may have
+    borne one off (on roll, nearly home) read as alone."""
     import random
     import shutil
 
-    from vision.evaluate import TOTALS_SEED
+    from vision.evaluate import TOTALS_SEED, game_totals
 
     root = tmp_path / "more"
     shutil.copytree(small_dataset, root)
@@ -232,9 +233,32 @@ def test_eval_with_the_game_totals_reads_each_frame_with_its_labels_counts(small
     light_moves = {name: on_roll.random() < 0.5 for name in dataset.frames}
     assert not any(r.board_exact for r in alone_of.values())
     assert sum(r.sure for r in alone_of.values()) > len(claimed) / 2
-    refitted = [name for name in claimed if light_moves[name]]
+    exact = {name: game_totals(dataset.label(name), light_moves[name]).dark[0] ==
+             game_totals(dataset.label(name), light_moves[name]).dark[1] for name in claimed}
+    refitted = [name for name in claimed if exact[name]]
     assert refitted and not any(in_game_of[name].sure for name in refitted)
+    assert any(light_moves[name] for name in refitted) and any(not light_moves[name] for name in refitted)
     for name in claimed:
-        if not light_moves[name]:
+        if not exact[name]:
             assert in_game_of[name].wrong_points == alone_of[name].wrong_points
             assert in_game_of[name].sure == alone_of[name].sure
+
+
+def test_the_games_totals_let_the_side_on_roll_have_borne_off_only_from_home() -> None:
+    """As the referee knows them: the side on roll may have borne off (up to four fewer) only when
+    fewer than four of its checkers lie outside its home board (the quarter holding most of them)
+    or on the bar; the other side always has exactly its checkers."""
+    from vision.evaluate import game_totals
+    from vision.observation import CheckerTotals
+
+    def label(light: dict[int, int], dark: dict[int, int], bar: tuple[int, int] = (0, 0)) -> dict[str, object]:
+        return {"points": [[light.get(p, 0), dark.get(p, 0)] for p in range(1, 25)],
+                "bar": {"light": bar[0], "dark": bar[1]}}
+
+    home = {19: 5, 20: 4, 24: 2}  # light's eleven checkers in one quarter
+    assert game_totals(label(home, {6: 15}), light_moves=True) == CheckerTotals((7, 11), (15, 15))
+    three_out = {**home, 12: 3}
+    assert game_totals(label(three_out, {6: 15}), light_moves=True) == CheckerTotals((10, 14), (15, 15))
+    four_out = label(three_out, {6: 15}, bar=(1, 0))  # the fourth on the bar
+    assert game_totals(four_out, light_moves=True) == CheckerTotals((15, 15), (15, 15))
+    assert game_totals(four_out, light_moves=False) == CheckerTotals((15, 15), (11, 15))
