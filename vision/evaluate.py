@@ -21,8 +21,10 @@ board whose empty and start photos were never taken.
 
 ``totals=True`` reads every frame as the referee does during a game, knowing how many checkers
 each side has on the board and bar (15 less those borne off): the side whose turn it is (drawn
-for each frame, seeded: `TOTALS_SEED`) between its label's count less `MOVED_AT_MOST` (it may be
-bearing off) and that count, the other side exactly its label's count (`CheckerTotals.in_turn`).
+for each frame, seeded: `TOTALS_SEED`) between its label's count less `MOVED_AT_MOST` and that
+count when it may be bearing off (fewer than `MOVED_AT_MOST` of its checkers outside its home
+board, as the referee judges it: `game_totals`), else exactly, the other side exactly its label's
+count (`CheckerTotals.in_turn`).
 Without it, each frame is read alone, knowing nothing of the game.
 """
 
@@ -140,7 +142,8 @@ def light_on_roll(frames: int) -> list[bool]:
 def game_totals(label: dict[str, Any], light_moves: bool) -> CheckerTotals:
     """The `CheckerTotals` the referee would know for a frame labelled ``label`` while the light
     side (``light_moves``) or the dark side has its turn: the label's counts on the board and
-    bar, the moving side's perhaps fewer."""
+    bar, the moving side's down to `MOVED_AT_MOST` fewer when fewer than that many of its checkers
+    lie outside its home board or on the bar (as `Referee.checker_totals` has it)."""
     bar = label.get("bar") or {}
     light = sum(int(p[0]) for p in label["points"]) + int(bar.get("light", 0))
     dark = sum(int(p[1]) for p in label["points"]) + int(bar.get("dark", 0))

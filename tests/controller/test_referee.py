@@ -482,16 +482,16 @@ def test_the_referee_knows_each_sides_checkers_on_the_board(table: tuple[Referee
     assert referee.checker_totals() == CheckerTotals((15, 15), (15, 15))
 
 
-@pytest.mark.parametrize(("outside", "fewest"), [(0, 5), (3, 5), (4, 9)])
+@pytest.mark.parametrize(("roller", "fewest"), [({5: 3, 4: 6}, 5), ({5: 3, 4: 3, 9: 3}, 5), ({5: 3, 4: 2, 9: 4}, 9),
+                                               ({6: 6, 7: 3}, 5), ({6: 5, 7: 4}, 9)])
 def test_the_side_on_roll_may_be_bearing_off_only_with_fewer_than_four_checkers_out(
-        tmp_path: Path, outside: int, fewest: int) -> None:
+        tmp_path: Path, roller: dict[int, int], fewest: int) -> None:
     """A side bears off only with all its checkers home, and a turn moves at most four: with four
     or more outside its home board it bears none off this turn, and the reader is told its
     checkers exactly; with fewer, up to four fewer (the other side always exactly)."""
     from vision.observation import CheckerTotals
 
-    roller = gb_board({5: 3, 4: 6 - outside, 9: outside} if outside else {5: 3, 4: 6}, {24: 15})
-    referee, _ = gul_bara_table(tmp_path, roller)
+    referee, _ = gul_bara_table(tmp_path, gb_board(roller, {24: 15}))  # point 6 is home, 7 is not
     assert referee.checker_totals() == CheckerTotals((15, 15), (fewest, 9))
 
 

@@ -262,3 +262,7 @@ def test_the_games_totals_let_the_side_on_roll_have_borne_off_only_from_home() -
     four_out = label(three_out, {6: 15}, bar=(1, 0))  # the fourth on the bar
     assert game_totals(four_out, light_moves=True) == CheckerTotals((15, 15), (15, 15))
     assert game_totals(four_out, light_moves=False) == CheckerTotals((15, 15), (11, 15))
+    # the labels do not say which quarter is home: the one holding most of the side's checkers
+    elsewhere = label({7: 5, 9: 4, 12: 2, 20: 3}, {6: 15})
+    assert game_totals(elsewhere, light_moves=True) == CheckerTotals((10, 14), (15, 15))
+    assert game_totals(label({7: 5, 9: 4, 20: 4}, {6: 15}), light_moves=True) == CheckerTotals((13, 13), (15, 15))
