@@ -32,15 +32,15 @@ from recording.journal import Journal, has_room
 from rules import match
 from rules.errors import IllegalEvent, IllegalPlay, RulesError
 from rules.plays import judge, legal_results, nearest
-from rules.position import Position, starting_position
+from rules.position import Position, outside_home, starting_position
 from rules.steps import Dice
 from rules.variants import find_variant, gulbara
 from vision.observation import (
     DICE_QUESTION_CONFIDENCE,
-    MOVED_AT_MOST,
     ORIENTATIONS,
     CheckerTotals,
     Observation,
+    may_bear_off,
     position_to_physical,
     start_layouts,
 )
@@ -52,9 +52,6 @@ NORMAL = "normal"
 ILLEGAL = "illegal"  # an illegal play waits for its correction (or acceptance)
 QUESTION = "question"  # an uncertain reading waits for a person's answer
 PAUSED = "paused"
-#: a side's home board is its points 1-6 (its own numbering, every variant): it bears off only with
-#: all its checkers there (RULES.md)
-HOME_POINTS = 6
 
 
 class Signals(Protocol):
@@ -372,12 +369,8 @@ class Referee:
         light = sum(a for a, _ in points) + bar[0]
         dark = sum(b for _, b in points) + bar[1]
         cascade = state.variant == "gulbara" and (state.phase == match.REMAINDER or self._cascading())
-        if cascade:
-            return CheckerTotals.in_turn(light, dark, light_moves, bears_off=light + dark)
-        # a side bears off only with all its checkers home: one with MOVED_AT_MOST or more outside its
-        # home board (or on the bar) cannot bring them in and bear one off in a turn
-        outside = sum(state.position_for(player).mover[HOME_POINTS:])
-        return CheckerTotals.in_turn(light, dark, light_moves, bears_off=MOVED_AT_MOST if outside < MOVED_AT_MOST else 0)
+        bears_off = light + dark if cascade else may_bear_off(outside_home(state.position_for(player).mover))
+        return CheckerTotals.in_turn(light, dark, light_moves, bears_off=bears_off)
 
     def _learn_seating(self, obs: Observation) -> None:
         seating = recognise_start(obs, self.variant, self.settings.light_player)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from rules.errors import IllegalEvent, IllegalPlay
-from rules.position import CHECKERS, Position, starting_position
+from rules.position import CHECKERS, Position, outside_home, starting_position
 from rules.steps import Dice, Step
 
 Side = tuple[int, ...]
@@ -744,7 +744,7 @@ def _after_play(state: MatchState, player: int, result: Position, rest: tuple[in
 
 
 def _all_home(side: Side) -> bool:
-    return sum(side[6:]) == 0
+    return outside_home(side) == 0
 
 
 def _check_game_end(state: MatchState, mover: int) -> MatchState:

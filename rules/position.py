@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,14 @@ from rules.errors import InvalidNotation, InvalidPosition
 CHECKERS = 15
 BAR = 25  # point number used for the bar in steps and notation
 OFF = 0  # point number used for "borne off"
+#: a side's home board: its points 1..HOME_BOARD in its own numbering, in every variant
+HOME_BOARD = 6
+
+
+def outside_home(side: Sequence[int]) -> int:
+    """How many of a side's checkers (its 25 counts: points 1-24 in its own numbering, then the
+    bar) lie outside its home board or on the bar: it bears off only when none does."""
+    return sum(side[HOME_BOARD:])
 
 #: Variants whose sides move in opposite directions (backgammon geometry).
 OPPOSITE_DIRECTION = frozenset({"backgammon"})

@@ -73,6 +73,8 @@ SURE_OF_DIE = 1e-4
 #: cream points left the board to dominate that square and was dropped as a mark (its seed 41001,
 #: 50 valid rolls: called void 4 -> 1)
 BOARD_MARK = 0.95
+#: the crop's margin around that square of one die (the crop is `CROP_DIES` dice wide)
+MARK_MARGIN = int(CROP_SIZE * (1 - 1 / CROP_DIES) / 2)
 #: each candidate is read at its peak (the first) and at these offsets (die sizes, image x and y):
 #: the finder's peak can be half a die off, and the reader, trained on crops at most an eighth of a
 #: die off, reads the crop it is surest holds a die; the die's centre moves there
@@ -254,8 +256,7 @@ def board_mark(image: np.ndarray, empty: np.ndarray, geometry: BoardGeometry, ce
     of the board's colour, white on a cream point, leaves to dominate a wider square)."""
     crop = _crop_matrix(geometry, centre)  # the same square of both pictures
     here, there = _gray(_warp(image, crop)), _gray(_warp(empty, crop))
-    m = int(CROP_SIZE * (1 - 1 / CROP_DIES) / 2)  # the crop is CROP_DIES dice wide
-    middle = here[m:-m, m:-m]
+    middle = here[MARK_MARGIN:CROP_SIZE - MARK_MARGIN, MARK_MARGIN:CROP_SIZE - MARK_MARGIN]
     if float(middle.std()) < 1.0:  # a flat patch: no pattern to match (and no die)
         return False
     return float(cv2.matchTemplate(there, middle, cv2.TM_CCOEFF_NORMED).max()) > BOARD_MARK

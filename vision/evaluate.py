@@ -39,10 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rules.position import HOME_BOARD
 from vision.calibration import calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
-from vision.observation import DICE_QUESTION_CONFIDENCE, MOVED_AT_MOST, CheckerTotals, Observation
+from vision.observation import DICE_QUESTION_CONFIDENCE, CheckerTotals, Observation, may_bear_off
 from vision.pipeline import Reader
 
 __all__ = ["FrameResult", "TOTALS_SEED", "evaluate", "game_totals", "light_on_roll", "summarise", "tallies",
@@ -148,14 +149,14 @@ def game_totals(label: dict[str, Any], light_moves: bool) -> CheckerTotals:
     light = sum(int(p[0]) for p in label["points"]) + int(bar.get("light", 0))
     dark = sum(int(p[1]) for p in label["points"]) + int(bar.get("dark", 0))
     side = 0 if light_moves else 1
-    # outside its home board (the quarter holding most of them: the labels do not say which is
-    # home) and on the bar, the moving side's checkers now; it has borne none off this turn when
-    # more than MOVED_AT_MOST - 1 are (a checker never leaves its home board, nor is it hit in its
-    # own turn, so it had as many out before, and no roll brings them in and bears one off)
+    # the moving side's checkers outside its home board (the quarter holding most of them: the
+    # labels do not say which is home) and on the bar now: it had at least as many out before the
+    # play (a checker never leaves its home board, nor is it hit in its own turn), so this is
+    # never tighter than the referee's judgement from the position before
     counts = [int(p[side]) for p in label["points"]]
-    home = max(sum(counts[q:q + 6]) for q in range(0, 24, 6))
-    out = sum(counts) - home + int(bar.get("light" if light_moves else "dark", 0))
-    return CheckerTotals.in_turn(light, dark, light_moves, bears_off=MOVED_AT_MOST if out < MOVED_AT_MOST else 0)
+    home = max(sum(counts[q:q + HOME_BOARD]) for q in range(0, len(counts), HOME_BOARD))
+    outside = sum(counts) - home + int(bar.get(("light", "dark")[side], 0))
+    return CheckerTotals.in_turn(light, dark, light_moves, bears_off=may_bear_off(outside))
 
 
 def _frac(num: int, den: int) -> float | None:

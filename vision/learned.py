@@ -347,7 +347,7 @@ def beside_empty(count_p: np.ndarray, distance: np.ndarray, empty_distance: floa
     judged_empty(near, np.maximum(count_p[near, 0], 1.0 - (1.0 - near_floor) * distance[near] / empty_distance))
     # still close to the empty board, and the counter not sure there is anything: empty
     top = count_p[:, 1:].max(axis=1)
-    shaded = (distance < ambiguous_distance) & (count_p[:, 0] >= doubtful_empty) & (top > count_p[:, 0])
+    shaded = ~near & (distance < ambiguous_distance) & (count_p[:, 0] >= doubtful_empty) & (top > count_p[:, 0])
     judged_empty(shaded, np.full(int(shaded.sum()), shaded_empty))
     return count_p
 

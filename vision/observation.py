@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from rules.position import CHECKERS, Position, opponent_point
 
-__all__ = ["DICE_QUESTION_CONFIDENCE", "MOVED_AT_MOST", "QUESTION_CONFIDENCE", "CheckerTotals", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
+__all__ = ["DICE_QUESTION_CONFIDENCE", "MOVED_AT_MOST", "may_bear_off", "QUESTION_CONFIDENCE", "CheckerTotals", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
            "start_layouts"]
 
 #: Where the light side's home board (its points 1..6) lies in the board frame.
@@ -68,6 +68,14 @@ def start_layouts(variant: str) -> dict[str, list[tuple[int, int]]]:
 
 #: A turn moves at most this many checkers (a double's four), so it bears off at most as many.
 MOVED_AT_MOST = 4
+
+
+def may_bear_off(outside: int) -> int:
+    """How many checkers a side with ``outside`` of them outside its home board (or on the bar)
+    may bear off in its turn, as far as the game's totals go: `MOVED_AT_MOST` when it could bring
+    them in and still bear one off, else none (it bears off only with all its checkers home, and
+    a turn moves at most `MOVED_AT_MOST`)."""
+    return MOVED_AT_MOST if outside < MOVED_AT_MOST else 0
 
 
 class CheckerTotals(NamedTuple):
