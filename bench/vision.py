@@ -6,13 +6,15 @@ given the gate's hand verdict on the same frame, so the hand test is not timed t
 prints medians per stage next to the budgets (read 40 ms, gate 3 ms on the development machine;
 a Pi 4 core is ~3-5x slower).  ``--nets`` names the engine that runs the learned readers' models
 (`vision.nets`: onnxruntime, cv2); given twice, both are timed in the same run, pass by pass in turn,
-and the ratio of their read medians printed.  ``--game-totals``: each frame read knowing the game's
+and the ratio of their read medians printed.  ONNX Runtime runs a model's 8-bit copy where there is
+one (the checker counter's, `vision.nets.QUANTISED`); ``--float`` times it on the float models too,
+pass by pass in turn, and prints that ratio.  ``--game-totals``: each frame read knowing the game's
 checker totals, as the referee reads (`vision.evaluate.game_totals`, the side on roll drawn per
 frame, seeded).
 
     .venv/bin/python bench/vision.py [--frames 40] [--seed 2024] [--dataset DIR] [--no-dice]
         [--checkers classical|learned] [--hands classical|learned] [--dice classical|learned]
-        [--nets onnxruntime|cv2 ...] [--game-totals]
+        [--nets onnxruntime|cv2 ...] [--float] [--game-totals]
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ READ_BUDGET_MS = 40.0
 GATE_BUDGET_MS = 3.0
 
 
+def _named(way: tuple[str, bool]) -> str:
+    """An engine and whether it runs the 8-bit copies, as the report names it."""
+    engine, quantised = way
+    return engine if quantised or engine != "onnxruntime" else f"{engine} (float models)"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=40)
@@ -54,10 +62,17 @@ def main() -> int:
                         help="learned: the dice are read by the CNNs of vision/models/dice_*.onnx")
     parser.add_argument("--nets", action="append", choices=list(nets.ENGINES),
                         help="the engine of the learned models (default: the setting, $REFEREE_NETS); twice: both")
+    parser.add_argument("--float", action="store_true",
+                        help="also time ONNX Runtime on the float models (no 8-bit copies), pass by pass in turn")
     parser.add_argument("--game-totals", action="store_true",
                         help="read each frame knowing the game's checker totals, as the referee does")
     args = parser.parse_args()
-    engines = args.nets or [nets.ENGINE]
+    # each way the models are run: (engine, 8-bit copies where there are some)
+    engines = [(engine, True) for engine in args.nets or [nets.ENGINE]]
+    if args.float:
+        if ("onnxruntime", True) not in engines:
+            parser.error("--float compares with ONNX Runtime's 8-bit copies: add --nets onnxruntime")
+        engines.append(("onnxruntime", False))
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
@@ -73,14 +88,14 @@ def main() -> int:
                   for name, light in zip(dataset.frames, light_on_roll(len(dataset.frames)), strict=True)]
     readers = {}
     for engine in engines:
-        nets.ENGINE = engine
+        nets.ENGINE, nets.QUANTISED = engine
         readers[engine] = Reader(calib, config)
     stages: dict[str, dict[str, list[float]]] = {engine: {} for engine in engines}
     gate_ms: dict[str, list[float]] = {engine: [] for engine in engines}
     read_ms: dict[str, list[float]] = {engine: [] for engine in engines}
     for _ in range(args.repeat):
         for engine in engines:  # a pass of each in turn, so that both see the machine alike
-            nets.ENGINE = engine
+            nets.ENGINE, nets.QUANTISED = engine
             reader = readers[engine]
             for i, image in enumerate(images):
                 state = reader.gate.update(image, now=float(i))
@@ -99,7 +114,7 @@ def main() -> int:
         read_med = statistics.median(read_ms[engine])
         gate_med = statistics.median(gate_ms[engine])
         if len(engines) > 1:
-            print(f"models run by {engine}:")
+            print(f"models run by {_named(engine)}:")
         print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
         print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")
         print(f"  read_ms_p95             {sorted(read_ms[engine])[int(0.95 * (len(read_ms[engine]) - 1))]:8.2f} ms")
@@ -110,7 +125,7 @@ def main() -> int:
     if len(engines) > 1:
         first, *others = engines
         for other in others:
-            print(f"read median, {other} / {first}: "
+            print(f"read median, {_named(other)} / {_named(first)}: "
                   f"{statistics.median(read_ms[other]) / statistics.median(read_ms[first]):.2f}")
     return 0
 

@@ -8,6 +8,13 @@ Two engines run the same model files and give the same outputs (within 1e-5):
   learned --hands learned --nets cv2 --nets onnxruntime` measures both in one run);
 - ``cv2``: OpenCV's `cv2.dnn`, which needs nothing beyond OpenCV.
 
+A model ``NAME.onnx`` may have an 8-bit copy beside it, ``NAME.int8.onnx`` (the checker
+counter's, made by `make quantise-checkers`, synth.quantise: a third less time), which ONNX Runtime
+runs in its place while `QUANTISED` is true.  `cv2.dnn` always runs the float model: its 8-bit
+kernels round otherwise than ONNX Runtime's (the counter's logits apart by up to 1.4 on random
+input), so the two engines read alike only within the copy's error; with `QUANTISED` false they
+run the same files.
+
 The engine is chosen by ``$REFEREE_NETS`` (`ENGINE` in code); an engine that is asked for and
 missing is an error, never a silent switch to the other.  Both use as many threads as
 OpenCV is set to (`cv2.getNumThreads`: the benches set one), read when a model is loaded.
@@ -24,11 +31,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["ENGINE", "ENGINES", "Net", "check_engine", "load_net", "sigmoid", "softmax"]
+__all__ = ["ENGINE", "ENGINES", "QUANTISED", "Net", "check_engine", "load_net", "quantised_copy", "sigmoid", "softmax"]
 
 ENGINES = ("onnxruntime", "cv2")
 #: the engine models are loaded for (`load_net`)
 ENGINE = os.environ.get("REFEREE_NETS", "onnxruntime")
+#: ONNX Runtime runs a model's 8-bit copy (`quantised_copy`) where there is one (`load_net`)
+QUANTISED = True
 
 
 def check_engine(engine: str | None = None) -> str:
@@ -77,11 +86,20 @@ class Net:
         return [np.asarray(out) for out in (found if outputs is not None else found[:1])]
 
 
+def quantised_copy(path: str | Path) -> Path:
+    """Where the 8-bit copy of the model at ``path`` lies: ``NAME.int8.onnx`` beside ``NAME.onnx``."""
+    return Path(path).with_suffix(".int8.onnx")
+
+
 def load_net(path: str | Path, what: str, target: str, engine: str | None = None) -> Net:
-    """The ONNX model at ``path`` for ``engine`` (`ENGINE` when None, read at each call), loaded
+    """The ONNX model at ``path`` for ``engine`` (`ENGINE` when None, read at each call; ONNX
+    Runtime runs its `quantised_copy` instead where there is one and `QUANTISED` is true), loaded
     once per model and engine; ``what`` names it and ``target`` the make target that builds it in
     the error when it is missing."""
-    return _loaded(str(path), what, target, check_engine(engine))
+    engine = check_engine(engine)
+    if engine == "onnxruntime" and QUANTISED and quantised_copy(path).is_file():
+        path = quantised_copy(path)
+    return _loaded(str(path), what, target, engine)
 
 
 @lru_cache(maxsize=16)

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.nets as nets
 from vision.calibration import ColourModel, calibrate
 from vision.config import VisionConfig
 from vision.dataset import calibration_for, load_dataset
@@ -186,10 +187,14 @@ def test_strips_are_brought_to_the_empty_boards_colours() -> None:
     assert np.abs(tinted[:, 36:].astype(np.float32) - empty[:, 36:]).mean() > 10.0
 
 
-def test_a_lamp_of_another_colour_reads_as_under_the_calibration_light(small_dataset: Path) -> None:
+def test_a_lamp_of_another_colour_reads_as_under_the_calibration_light(small_dataset: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """With the empty-board photo, a frame under a warmer lamp than at calibration reads as it
     does under the calibration's light: the same counts, and every point's probability and the
-    bar's within 0.01 of it."""
+    bar's within 0.01 of it.  Read by the float counter: the 8-bit copy's rounding moves them by up
+    to 0.016 (on 12 frames), near the 0.02 they move without the colours brought to the empty
+    board's, which it would hide (the float counter: 0.003 with, 0.02 without)."""
+    monkeypatch.setattr(nets, "QUANTISED", False)
     dataset = load_dataset(small_dataset)
     calib = calibration_for(dataset)
     assert calib.reference_frame is not None

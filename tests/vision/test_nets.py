@@ -1,6 +1,8 @@
 """The engines that run the learned models (vision.nets): ONNX Runtime and OpenCV's cv2.dnn give the
 same outputs from the same model files, the readers read the same boards and dice with either, and
-an engine that is unknown or missing is a one-line error, never a silent switch."""
+an engine that is unknown or missing is a one-line error, never a silent switch.  The checker
+counter's 8-bit copy, which ONNX Runtime runs in its place, reads the points as the float model
+does."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ INPUTS = {"checker_count.onnx": ((26, 6, 112, 32), ["count", "colour", "features
 
 
 @pytest.mark.parametrize("model", sorted(INPUTS))
-def test_both_engines_give_the_same_outputs(model: str) -> None:
+def test_both_engines_give_the_same_outputs(model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nets, "QUANTISED", False)  # the same files under both
     shape, outputs = INPUTS[model]
     batch = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
     by_ort = nets.load_net(MODELS / model, "test", "train", "onnxruntime").run(batch, outputs)
@@ -36,6 +39,7 @@ def test_both_engines_give_the_same_outputs(model: str) -> None:
 
 
 def test_the_readers_read_alike_with_either_engine(small_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nets, "QUANTISED", False)  # the same files under both
     dataset = load_dataset(small_dataset)
     config = VisionConfig(checker_reader="learned", dice_reader="learned", hand_test="learned")
     calib = calibration_for(dataset, config)
@@ -61,3 +65,52 @@ def test_an_unknown_or_missing_engine_is_a_clear_error(monkeypatch: pytest.Monke
         nets.load_net(MODELS / "dice_read.onnx", "dice", "train-dice", "onnxruntime")
     assert "\n" not in str(error.value)
     assert nets.load_net(MODELS / "dice_read.onnx", "dice", "train-dice", "cv2").engine == "cv2"
+
+
+def test_onnx_runtime_runs_the_counters_8_bit_copy_and_cv2_the_float_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = MODELS / "checker_count.onnx"
+    copy = nets.quantised_copy(model)
+    assert copy.name == "checker_count.int8.onnx" and copy.is_file() and copy.stat().st_size < model.stat().st_size
+    batch = np.random.default_rng(3).standard_normal((4, 6, 112, 32)).astype(np.float32)
+    by_copy = nets.load_net(model, "test", "train", "onnxruntime").run(batch)[0]
+    assert np.allclose(by_copy, nets.load_net(copy, "test", "train", "onnxruntime").run(batch)[0])
+    float_by_cv2 = nets.load_net(model, "test", "train", "cv2").run(batch)[0]
+    assert not np.allclose(by_copy, float_by_cv2, atol=1e-4)  # it is another model ...
+    monkeypatch.setattr(nets, "QUANTISED", False)
+    np.testing.assert_allclose(nets.load_net(model, "test", "train", "onnxruntime").run(batch)[0], float_by_cv2,
+                               atol=1e-4)  # ... and without it, the float one
+    # a model with no copy beside it is run as it is
+    assert nets.quantised_copy(MODELS / "dice_read.onnx").is_file() is False
+
+
+def _strips_of(root: Path) -> np.ndarray:
+    """Each clear frame's point strips beside the empty board's, and once more without it, as the
+    reader gives them to the counter."""
+    from vision.learned import standardise
+    from vision.strips import board_strips
+
+    dataset = load_dataset(root)
+    geometry = calibration_for(dataset).geometry
+    empty = standardise(board_strips(dataset.reference("empty")[0], geometry))
+    batches = []
+    for name, _ in dataset.clear_frames():
+        strips = standardise(board_strips(dataset.image(name), geometry))
+        batches += [np.concatenate([strips, empty], axis=1), np.concatenate([strips, np.zeros_like(empty)], axis=1)]
+    return np.concatenate(batches)
+
+
+@pytest.mark.parametrize("fixture", ["small_dataset", "wooden_dataset", "marble_dataset"])
+def test_the_counters_8_bit_copy_reads_the_points_as_the_float_model(fixture: str, request: pytest.FixtureRequest,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy made from another float model (a counter trained again and not quantised again)
+    reads otherwise: this fails."""
+    batch = _strips_of(request.getfixturevalue(fixture))
+    outputs = ["count", "colour"]
+    by_copy = nets.load_net(MODELS / "checker_count.onnx", "test", "train", "onnxruntime").run(batch, outputs)
+    monkeypatch.setattr(nets, "QUANTISED", False)
+    by_float = nets.load_net(MODELS / "checker_count.onnx", "test", "train", "onnxruntime").run(batch, outputs)
+    count_copy, count_float = nets.softmax(by_copy[0]), nets.softmax(by_float[0])
+    assert (count_copy.argmax(1) == count_float.argmax(1)).mean() >= 0.99
+    assert np.abs(count_copy - count_float).max(axis=1).mean() <= 0.02
+    occupied = count_float.argmax(1) > 0  # an empty point's colour is no one's
+    assert (by_copy[1].argmax(1) == by_float[1].argmax(1))[occupied].mean() >= 0.97
