@@ -68,11 +68,11 @@ def main() -> int:
                         help="read each frame knowing the game's checker totals, as the referee does")
     args = parser.parse_args()
     # each way the models are run: (engine, 8-bit copies where there are some)
-    engines = [(engine, True) for engine in args.nets or [nets.ENGINE]]
+    ways = [(engine, True) for engine in args.nets or [nets.ENGINE]]
     if args.float:
-        if ("onnxruntime", True) not in engines:
+        if ("onnxruntime", True) not in ways:
             parser.error("--float compares with ONNX Runtime's 8-bit copies: add --nets onnxruntime")
-        engines.append(("onnxruntime", False))
+        ways.append(("onnxruntime", False))
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.dataset) if args.dataset else render_dataset(Path(tmp) / "bench", args.frames, args.seed,
@@ -87,43 +87,43 @@ def main() -> int:
         totals = [game_totals(dataset.label(name), light) if args.game_totals else None
                   for name, light in zip(dataset.frames, light_on_roll(len(dataset.frames)), strict=True)]
     readers = {}
-    for engine in engines:
-        nets.ENGINE, nets.QUANTISED = engine
-        readers[engine] = Reader(calib, config)
-    stages: dict[str, dict[str, list[float]]] = {engine: {} for engine in engines}
-    gate_ms: dict[str, list[float]] = {engine: [] for engine in engines}
-    read_ms: dict[str, list[float]] = {engine: [] for engine in engines}
+    for way in ways:
+        nets.ENGINE, nets.QUANTISED = way
+        readers[way] = Reader(calib, config)
+    stages: dict[str, dict[str, list[float]]] = {way: {} for way in ways}
+    gate_ms: dict[str, list[float]] = {way: [] for way in ways}
+    read_ms: dict[str, list[float]] = {way: [] for way in ways}
     for _ in range(args.repeat):
-        for engine in engines:  # a pass of each in turn, so that both see the machine alike
-            nets.ENGINE, nets.QUANTISED = engine
-            reader = readers[engine]
+        for way in ways:  # a pass of each in turn, so that both see the machine alike
+            nets.ENGINE, nets.QUANTISED = way
+            reader = readers[way]
             for i, image in enumerate(images):
                 state = reader.gate.update(image, now=float(i))
-                gate_ms[engine].append(state.ms)
+                gate_ms[way].append(state.ms)
                 t0 = time.perf_counter()
                 # the gate's hand test is not repeated
                 observation = reader.read(image, hand=state.hand, totals=totals[i])
-                read_ms[engine].append((time.perf_counter() - t0) * 1000)
+                read_ms[way].append((time.perf_counter() - t0) * 1000)
                 for name, ms in observation.timings.items():
-                    stages[engine].setdefault(name, []).append(ms)
+                    stages[way].setdefault(name, []).append(ms)
     h, w = images[0].shape[:2]
     print(f"vision bench: {len(images)} frames x {args.repeat} at {w}x{h}, one OpenCV thread, "
           f"dice {'off' if args.no_dice else args.dice}{', read with the game totals' if args.game_totals else ''}")
     print(f"  calibration (once)      {calibrate_ms:8.1f} ms")
-    for engine in engines:
-        read_med = statistics.median(read_ms[engine])
-        gate_med = statistics.median(gate_ms[engine])
-        if len(engines) > 1:
-            print(f"models run by {_named(engine)}:")
+    for way in ways:
+        read_med = statistics.median(read_ms[way])
+        gate_med = statistics.median(gate_ms[way])
+        if len(ways) > 1:
+            print(f"models run by {_named(way)}:")
         print(f"  gate_ms_median          {gate_med:8.2f} ms   budget {GATE_BUDGET_MS:.0f}  ratio {gate_med / GATE_BUDGET_MS:.2f}")
         print(f"  read_ms_median          {read_med:8.2f} ms   budget {READ_BUDGET_MS:.0f}  ratio {read_med / READ_BUDGET_MS:.2f}")
-        print(f"  read_ms_p95             {sorted(read_ms[engine])[int(0.95 * (len(read_ms[engine]) - 1))]:8.2f} ms")
+        print(f"  read_ms_p95             {sorted(read_ms[way])[int(0.95 * (len(read_ms[way]) - 1))]:8.2f} ms")
         print("  stages (median ms):")
-        for name, values in stages[engine].items():
+        for name, values in stages[way].items():
             if name != "total":
                 print(f"    {name:20s} {statistics.median(values):8.2f}")
-    if len(engines) > 1:
-        first, *others = engines
+    if len(ways) > 1:
+        first, *others = ways
         for other in others:
             print(f"read median, {_named(other)} / {_named(first)}: "
                   f"{statistics.median(read_ms[other]) / statistics.median(read_ms[first]):.2f}")

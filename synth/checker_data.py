@@ -25,7 +25,12 @@ from vision.calibration import CLICK
 from vision.dataset import calibration_for, load_dataset
 from vision.strips import board_strips
 
-__all__ = ["dataset_strips", "main"]
+__all__ = ["NO_REFERENCE", "dataset_strips", "main"]
+
+#: share of the strips the counter is shown without their empty-board strip, as a frame read from
+#: one photo gives them (in training, synth.train_checkers; in calibrating its 8-bit copy,
+#: synth.quantise)
+NO_REFERENCE = 0.25
 
 
 def dataset_strips(path: Path, jitter: int = 1, corner_jitter: float = CLICK,

@@ -1,8 +1,10 @@
 """The checker counter in 8-bit integers (vision/models/checker_count.int8.onnx), which ONNX Runtime
-runs in place of the float model (`vision.learned.QUANTISED_PATH`): weights per output channel,
-activations per tensor, their ranges calibrated on strips of the tuning designs as the reader cuts
-them (`synth.checker_data` files), with and without the empty-board strip beside them (the model's
-input built by the run-time code, `vision.learned.standardise`).
+runs in place of the float model (`vision.nets.quantised_copy`, `vision.nets.QUANTISED`): weights
+per output channel, activations per tensor, their ranges calibrated on strips as the reader cuts
+them (`synth.checker_data` files of the tuning designs and the 2-D renderer), with and without the
+empty-board strip beside them (the model's input built by the run-time code,
+`vision.learned.standardise`).  The copy records the float model's fingerprint
+(`vision.nets.MADE_FROM`): a copy of another float model is never run.
 
 Runs in the training environment (`make quantise-checkers`: ONNX Runtime's quantisation tool needs
 the ``onnx`` package, which the appliance does not).
@@ -21,13 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
+from synth.checker_data import NO_REFERENCE
 from vision.learned import standardise
+from vision.nets import MADE_FROM, fingerprint
 
 __all__ = ["calibration_inputs", "main", "quantise"]
 
-#: share of the calibration strips shown without their empty-board strip (as the reader reads a
-#: frame from one photo; training shows a quarter so, synth.train_checkers.NO_REFERENCE)
-NO_REFERENCE = 0.25
 #: strips per calibration batch (a board's 24 points)
 BATCH = 24
 
@@ -54,7 +55,9 @@ def calibration_inputs(files: Sequence[Path], sample: int, seed: int = 0) -> np.
 
 def quantise(model: Path, out: Path, inputs: np.ndarray) -> None:
     """Write ``model`` quantised to 8 bits to ``out`` (QLinearConv operators, the form ONNX
-    Runtime runs fastest here), activation ranges set by the entropy of ``inputs``' histograms."""
+    Runtime runs fastest here), activation ranges set by the entropy of ``inputs``' histograms,
+    ``model``'s fingerprint recorded in it."""
+    import onnx
     import onnxruntime
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -81,6 +84,16 @@ def quantise(model: Path, out: Path, inputs: np.ndarray) -> None:
         quantize_static(str(prepared), str(out), Batches(), quant_format=QuantFormat.QOperator,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True,
                         calibrate_method=CalibrationMethod.Entropy)
+    copy = onnx.load(str(out))
+    # only the operator sets its operators come from (the tool declares every one it knows, and an
+    # older ONNX Runtime refuses to load a model declaring one newer than it knows)
+    used = {node.domain for node in copy.graph.node} | {""}
+    kept = [entry for entry in copy.opset_import if entry.domain in used]
+    del copy.opset_import[:]
+    copy.opset_import.extend(kept)
+    onnx.helper.set_model_props(copy, {MADE_FROM: fingerprint(model)})
+    onnx.checker.check_model(copy)
+    onnx.save(copy, str(out))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,13 +37,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 from onnx import numpy_helper
 
+from synth.checker_data import NO_REFERENCE
 from synth.fit import fit
 from vision.learned import standardise  # the model's input exactly as at run time
 from vision.strips import BAR_STRIPS, BOARD_STRIPS
 
 MAX_COUNT = 15
-#: share of training strips shown without their empty-board strip
-NO_REFERENCE = 0.25
 
 
 class CheckerCounter(nn.Module):

@@ -10,7 +10,8 @@ Two engines run the same model files and give the same outputs (within 1e-5):
 
 A model ``NAME.onnx`` may have an 8-bit copy beside it, ``NAME.int8.onnx`` (the checker
 counter's, made by `make quantise-checkers`, synth.quantise: a third less time), which ONNX Runtime
-runs in its place while `QUANTISED` is true.  `cv2.dnn` always runs the float model: its 8-bit
+runs in its place while `QUANTISED` is true (a copy that records another float model than the one
+beside it is an error: `MADE_FROM`).  `cv2.dnn` always runs the float model: its 8-bit
 kernels round otherwise than ONNX Runtime's (the counter's logits apart by up to 1.4 on random
 input), so the two engines read alike only within the copy's error; with `QUANTISED` false they
 run the same files.
@@ -22,6 +23,7 @@ OpenCV is set to (`cv2.getNumThreads`: the benches set one), read when a model i
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -31,13 +33,16 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["ENGINE", "ENGINES", "QUANTISED", "Net", "check_engine", "load_net", "quantised_copy", "sigmoid", "softmax"]
+__all__ = ["ENGINE", "ENGINES", "MADE_FROM", "QUANTISED", "Net", "check_engine", "fingerprint", "load_net", "quantised_copy",
+           "sigmoid", "softmax"]
 
 ENGINES = ("onnxruntime", "cv2")
 #: the engine models are loaded for (`load_net`)
 ENGINE = os.environ.get("REFEREE_NETS", "onnxruntime")
 #: ONNX Runtime runs a model's 8-bit copy (`quantised_copy`) where there is one (`load_net`)
 QUANTISED = True
+#: the metadata key under which an 8-bit copy records its float model's `fingerprint`
+MADE_FROM = "made_from_sha256"
 
 
 def check_engine(engine: str | None = None) -> str:
@@ -60,6 +65,9 @@ class Net:
 
     def __init__(self, path: Path, engine: str) -> None:
         self.engine = check_engine(engine)
+        #: the file it runs, and the model's metadata (ONNX Runtime only: cv2.dnn reads none)
+        self.path = path
+        self.metadata: dict[str, str] = {}
         threads = max(1, cv2.getNumThreads())
         if engine == "cv2":
             self._net = cv2.dnn.readNetFromONNX(str(path))
@@ -72,6 +80,7 @@ class Net:
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
+        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
 
     def run(self, batch: np.ndarray, outputs: Sequence[str] | None = None) -> list[np.ndarray]:
         """The model's outputs for ``batch`` (float32, the model's input layout): the ones named in
@@ -91,14 +100,20 @@ def quantised_copy(path: str | Path) -> Path:
     return Path(path).with_suffix(".int8.onnx")
 
 
+def fingerprint(path: str | Path) -> str:
+    """The SHA-256 of a model file: an 8-bit copy records its float model's (`MADE_FROM`)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def load_net(path: str | Path, what: str, target: str, engine: str | None = None) -> Net:
     """The ONNX model at ``path`` for ``engine`` (`ENGINE` when None, read at each call; ONNX
     Runtime runs its `quantised_copy` instead where there is one and `QUANTISED` is true), loaded
     once per model and engine; ``what`` names it and ``target`` the make target that builds it in
-    the error when it is missing."""
+    the error when it is missing.  A copy made from another float model than the one at ``path``
+    (the model trained again, the copy not made again) is a one-line error, never run."""
     engine = check_engine(engine)
     if engine == "onnxruntime" and QUANTISED and quantised_copy(path).is_file():
-        path = quantised_copy(path)
+        return _loaded_copy(str(path), what, engine)
     return _loaded(str(path), what, target, engine)
 
 
@@ -107,6 +122,16 @@ def _loaded(path: str, what: str, target: str, engine: str) -> Net:
     if not Path(path).is_file():
         raise ValueError(f"{what} model {path!r} is missing (make {target} builds it)")
     return Net(Path(path), engine)
+
+
+@lru_cache(maxsize=16)
+def _loaded_copy(path: str, what: str, engine: str) -> Net:
+    copy = quantised_copy(path)
+    net = Net(copy, engine)
+    if not Path(path).is_file() or net.metadata.get(MADE_FROM) != fingerprint(path):
+        raise ValueError(f"{what} model's 8-bit copy {str(copy)!r} was not made from {path!r} (python -m "
+                         f"synth.quantise makes it again: make quantise-checkers)")
+    return net
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

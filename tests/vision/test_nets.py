@@ -6,6 +6,7 @@ does."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -71,6 +72,8 @@ def test_onnx_runtime_runs_the_counters_8_bit_copy_and_cv2_the_float_model(monke
     model = MODELS / "checker_count.onnx"
     copy = nets.quantised_copy(model)
     assert copy.name == "checker_count.int8.onnx" and copy.is_file() and copy.stat().st_size < model.stat().st_size
+    assert nets.load_net(model, "test", "train", "onnxruntime").path == copy
+    assert nets.load_net(model, "test", "train", "cv2").path == model
     batch = np.random.default_rng(3).standard_normal((4, 6, 112, 32)).astype(np.float32)
     by_copy = nets.load_net(model, "test", "train", "onnxruntime").run(batch)[0]
     assert np.allclose(by_copy, nets.load_net(copy, "test", "train", "onnxruntime").run(batch)[0])
@@ -79,8 +82,27 @@ def test_onnx_runtime_runs_the_counters_8_bit_copy_and_cv2_the_float_model(monke
     monkeypatch.setattr(nets, "QUANTISED", False)
     np.testing.assert_allclose(nets.load_net(model, "test", "train", "onnxruntime").run(batch)[0], float_by_cv2,
                                atol=1e-4)  # ... and without it, the float one
+    assert nets.load_net(model, "test", "train", "onnxruntime").path == model
     # a model with no copy beside it is run as it is
-    assert nets.quantised_copy(MODELS / "dice_read.onnx").is_file() is False
+    monkeypatch.setattr(nets, "QUANTISED", True)
+    assert nets.load_net(MODELS / "dice_read.onnx", "test", "train", "onnxruntime").path == MODELS / "dice_read.onnx"
+
+
+def test_a_copy_made_from_another_float_model_is_a_clear_error(tmp_path: Path) -> None:
+    """The counter trained again and its copy not made again: the copy records the float model it
+    was made from (synth.quantise), and a copy of another is never run."""
+    model = tmp_path / "checker_count.onnx"
+    shutil.copy(MODELS / "checker_count.onnx", model)
+    shutil.copy(MODELS / "checker_count.int8.onnx", nets.quantised_copy(model))
+    assert nets.load_net(model, "test", "train", "onnxruntime").path == nets.quantised_copy(model)
+    retrained = tmp_path / "retrained" / "checker_count.onnx"
+    retrained.parent.mkdir()
+    shutil.copy(MODELS / "bar_count.onnx", retrained)  # another counter of the same form
+    shutil.copy(MODELS / "checker_count.int8.onnx", nets.quantised_copy(retrained))
+    with pytest.raises(ValueError, match="8-bit copy .* was not made from") as error:
+        nets.load_net(retrained, "checker", "train", "onnxruntime")
+    assert "\n" not in str(error.value) and "make quantise-checkers" in str(error.value)
+    assert nets.load_net(retrained, "checker", "train", "cv2").path == retrained  # cv2 runs the float model
 
 
 def _strips_of(root: Path) -> np.ndarray:
@@ -105,7 +127,7 @@ def test_the_counters_8_bit_copy_reads_the_points_as_the_float_model(fixture: st
     """A copy made from another float model (a counter trained again and not quantised again)
     reads otherwise: this fails."""
     batch = _strips_of(request.getfixturevalue(fixture))
-    outputs = ["count", "colour"]
+    outputs = ["count", "colour", "features"]
     by_copy = nets.load_net(MODELS / "checker_count.onnx", "test", "train", "onnxruntime").run(batch, outputs)
     monkeypatch.setattr(nets, "QUANTISED", False)
     by_float = nets.load_net(MODELS / "checker_count.onnx", "test", "train", "onnxruntime").run(batch, outputs)
@@ -114,3 +136,6 @@ def test_the_counters_8_bit_copy_reads_the_points_as_the_float_model(fixture: st
     assert np.abs(count_copy - count_float).max(axis=1).mean() <= 0.02
     occupied = count_float.argmax(1) > 0  # an empty point's colour is no one's
     assert (by_copy[1].argmax(1) == by_float[1].argmax(1))[occupied].mean() >= 0.97
+    # the features, which the reader compares with the empty board's, point the same way
+    unit = [f / np.linalg.norm(f, axis=1, keepdims=True) for f in (by_copy[2], by_float[2])]
+    assert (1 - (unit[0] * unit[1]).sum(axis=1)).mean() <= 0.002
