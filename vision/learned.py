@@ -34,7 +34,7 @@ from vision.observation import CheckerTotals
 from vision.strips import BAR_STRIPS, board_strips, checker_rows
 
 __all__ = ["AMBIGUOUS_DISTANCE", "BAR_MODEL_PATH", "BY_COLOUR_SURE", "COLOUR_SPREAD", "DOUBTFUL_EMPTY",
-           "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "MISREAD_SHARE", "MODEL_PATH",
+           "EMPTY_DISTANCE", "HUE_APART", "HUE_CLOSER", "HUE_TURNED", "JUDGED_AWAY", "MISREAD_SHARE", "MODEL_PATH",
            "LOOKS", "LOOK_AT", "LOOK_BELOW", "LOOK_NUDGE", "NEAR_EMPTY_FLOOR", "NEAR_MIDDLE", "REFIT_ODDS", "SHADED_EMPTY", "TOTALS_SURE",
            "UNSTEADY", "BoardCounter", "CheckerCounter", "EmptyBoard",
            "PointCounts", "StartColours", "beside_empty", "colour_gain", "count_points", "differ_in_hue", "empty_board",
@@ -137,6 +137,13 @@ TOTALS_SURE = 0.9
 #: odds 0.05 with a share of 1.0; on the tuning sets (31007, 31009, recoloured 31105, 31107) the 12
 #: refits holding 0.9 or more, all right, had odds 0.012-1.0, 10 of them 0.1 or more
 REFIT_ODDS = 0.1
+#: a strip the counter gives an empty point less than this, judged empty beside the empty board
+#: (`beside_empty`), is judged so against the counter (`PointCounts.judged_away`).  On the tuning
+#: sets (the held-out designs at 31007, 31009, 31137-31147, read with the game's totals), of the 4
+#: wrong boards the reader was sure of, 3 are a lone checker so judged away where the totals allow
+#: its side one fewer (a side that may be bearing off); of 669 right boards it was sure of, none had
+#: such a point while a side read fewer checkers than the totals allow
+JUDGED_AWAY = 0.5
 
 
 @dataclass
@@ -164,6 +171,10 @@ class PointCounts:
     #: the refitted reading's probability against the reading without the totals (`refit_odds`;
     #: 1.0 when nothing was refitted)
     refit_odds: float = 1.0
+    #: the points (0..23) read empty beside the empty board though the counter saw checkers there
+    #: (its empty point below `JUDGED_AWAY`): where the game's totals allow a side fewer checkers
+    #: than it may have, such a point may hide its missing one (the reader doubts the reading)
+    judged_away: list[int] = field(default_factory=list)
 
     @property
     def totals_trusted(self) -> bool:
@@ -530,16 +541,17 @@ def read_strips(image: np.ndarray, geometry: BoardGeometry, model: str | Path = 
     calibration's empty board), each strip is read beside the empty board's and judged against it
     (`beside_empty`), its colours first brought to the empty board's (`match_colour`).  A strip the
     counter is not sure of is read mirrored too, the two readings averaged."""
-    strips, count_p, colour_p, _, _ = _read_strips(image, geometry, BoardCounter(model, bar_model), empty, bar_model)
+    strips, count_p, colour_p, _, _, _ = _read_strips(image, geometry, BoardCounter(model, bar_model), empty, bar_model)
     return strips, count_p, colour_p
 
 
 def _read_strips(image: np.ndarray, geometry: BoardGeometry, counter: BoardCounter, empty: EmptyBoard | None,
                  bar_model: str | Path | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None,
-                                                       np.ndarray | None]:
+                                                       np.ndarray | None, np.ndarray | None]:
     """`read_strips` by ``counter`` (whose bar reader is ``bar_model``), each strip's feature
-    distance to the empty board's and the colour gain the strips were brought to the empty board's
-    colours by (`colour_gain`; both None without it)."""
+    distance to the empty board's, the colour gain the strips were brought to the empty board's
+    colours by (`colour_gain`) and which strips were judged empty against the counter (`_read_cut`;
+    all three None without it)."""
     if empty is not None and empty.bar_model != bar_model:
         raise ValueError(f"the empty board was read with bar reader {empty.bar_model}, not {bar_model}")
     strips = board_strips(image, geometry)
@@ -547,16 +559,17 @@ def _read_strips(image: np.ndarray, geometry: BoardGeometry, counter: BoardCount
     if empty is not None:
         gain = colour_gain(strips, empty.strips)
         strips = strips.astype(np.float32) * gain
-    count_p, colour_p, distance = _read_cut(strips, np.arange(len(strips)), counter, empty)
-    return np.asarray(strips, np.float32), count_p, colour_p, distance, gain
+    count_p, colour_p, distance, judged_away = _read_cut(strips, np.arange(len(strips)), counter, empty)
+    return np.asarray(strips, np.float32), count_p, colour_p, distance, gain, judged_away
 
 
 def _read_cut(strips: np.ndarray, index: np.ndarray, counter: BoardCounter, empty: EmptyBoard | None,
-              mirror: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+              mirror: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Strips cut (and brought to the empty board's colours) as the board's strips ``index`` (0..25,
     as in `board_strips`), read by ``counter`` as `read_strips` reads them: the counts' and
-    colours' probabilities and the feature distances to the empty board's same strips (None
-    without it).  ``mirror=False``: no strip is read mirrored."""
+    colours' probabilities, the feature distances to the empty board's same strips and which
+    strips `beside_empty` judged empty against the counter (it gave an empty point less than
+    `JUDGED_AWAY`; both None without it).  ``mirror=False``: no strip is read mirrored."""
     upright = standardise(strips)
     references = np.zeros_like(upright) if empty is None else empty.references[index]
     count_p, colour_p, features = counter.read_standardised(upright, references, index)
@@ -572,9 +585,12 @@ def _read_cut(strips: np.ndarray, index: np.ndarray, counter: BoardCounter, empt
             index[unsure])
         count_p[unsure] = (count_p[unsure] + again) / 2
         colour_p[unsure] = (colour_p[unsure] + again_colour) / 2
+    judged_away = None
     if distance is not None:
+        counted_empty = count_p[:, 0].copy()
         count_p = beside_empty(count_p, distance)
-    return count_p, colour_p, distance
+        judged_away = (counted_empty < JUDGED_AWAY) & (count_p[:, 0] > counted_empty)
+    return count_p, colour_p, distance, judged_away
 
 
 @dataclass(frozen=True)
@@ -691,7 +707,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
     `PointCounts.unsteady`, at most `UNSTEADY` sure (a reading that a click changes was not sure).
     The reading itself is the first look's."""
     counter = BoardCounter(model, bar_model)
-    strips, count_p, colour_p, distance, gain = _read_strips(image, geometry, counter, empty, bar_model)
+    strips, count_p, colour_p, distance, gain, judged_away = _read_strips(image, geometry, counter, empty, bar_model)
     rows = checker_rows(geometry, strips.shape[1])
     measured: dict[tuple[int, int], np.ndarray] = {}
     counts, colours, probabilities, refitted, share, odds = _judge_board(strips, count_p, colour_p, rows, sides,
@@ -712,7 +728,7 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         cut = np.concatenate([board_strips(image, look, only=only) for look in looks]).astype(np.float32)
         if gain is not None:
             cut *= gain
-        cut_count, cut_colour, _ = _read_cut(cut, np.tile(only, len(looks)), counter, empty, mirror=False)
+        cut_count, cut_colour, _, _ = _read_cut(cut, np.tile(only, len(looks)), counter, empty, mirror=False)
         known = {key: lab for key, lab in measured.items() if key[0] not in strips_cut}
         for n in range(len(looks)):
             again, again_count, again_colour = strips.copy(), count_p.copy(), colour_p.copy()
@@ -734,9 +750,10 @@ def count_points(image: np.ndarray, geometry: BoardGeometry, model: str | Path =
         alone_counts[i], alone_colours[i] = n, c if n else None
     alone = _places(_point_counts(alone_counts, alone_colours, probabilities))
     refitted_places = sorted({min(i, BAR_STRIPS) for i in refitted})
+    away = [] if judged_away is None else [int(i) for i in np.flatnonzero(judged_away[:BAR_STRIPS]) if counts[i] == 0]
     return replace(_point_counts(counts, colours, probabilities), unsteady=sorted(unsteady.items()),
                    refitted=[(i, alone[i]) for i in refitted_places], totals_share=share,
-                   refit_odds=odds)
+                   refit_odds=odds, judged_away=away)
 
 
 def _point_counts(counts: list[int], colours: list[int | None], probabilities: list[float]) -> PointCounts:

@@ -177,6 +177,9 @@ class Reader:
         if learned is not None and totals is not None and (refit := _refitted_doubt(
                 points, (reading.bar_light, reading.bar_dark), learned, totals)):
             doubts.append(refit)
+        if learned is not None and totals is not None and (short := _short_doubt(
+                points, (reading.bar_light, reading.bar_dark), learned, totals)):
+            doubts.append(short)
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
@@ -326,6 +329,26 @@ def _refitted_doubt(points: list[tuple[int, int]], bar: tuple[int, int], read: P
     return (f"read again to fit the game's {between(*totals.light)} light and {between(*totals.dark)} dark "
             f"checkers ({read.totals_share:.2g} of the readings they allow, {read.refit_odds:.2g} as likely as "
             f"the reading alone): {changes}")
+
+
+def _short_doubt(points: list[tuple[int, int]], bar: tuple[int, int], read: PointCounts,
+                 totals: CheckerTotals) -> str | None:
+    """The doubt of a reading with fewer checkers of a side than the game's ``totals`` allow it at
+    most (a side that may be bearing off) while a point was judged empty beside the empty board
+    against the counter (`PointCounts.judged_away`, `vision.learned.JUDGED_AWAY`): the lone
+    checker missing may lie there, and a checker borne off illegally would go unnoticed.  None
+    otherwise."""
+    if not read.judged_away:
+        return None
+    short = [f"{name} {have} of up to {most}"
+             for name, have, (_, most) in (("light", sum(p[0] for p in points) + bar[0], totals.light),
+                                          ("dark", sum(p[1] for p in points) + bar[1], totals.dark))
+             if have < most]
+    if not short:
+        return None
+    away = ", ".join(_place(i, points) for i in read.judged_away)
+    return (f"fewer checkers than the game allows ({', '.join(short)}) while {away} read empty, though the "
+            f"counter saw checkers there")
 
 
 #: where a checker under a die is looked for besides the die's centre: this many die sizes from the

@@ -975,3 +975,59 @@ def test_the_unsteady_doubt_names_each_place_as_read_and_as_seen_again() -> None
     points[6] = (3, 0)
     text = _unsteady_doubt(points, (0, 1), [(6, (4, 0)), (24, (0, 0))])
     assert text == "read otherwise with the board cut a click off: P7 3 light or 4 light, the bar 1 dark or empty"
+
+
+def test_a_side_short_of_its_totals_with_a_point_judged_away_is_doubted() -> None:
+    """A reading with fewer checkers of a side than the game's totals allow it at most, while a
+    point was judged empty beside the empty board against the counter, is doubted: the lone checker
+    missing may lie there.  A side at its most, or no point so judged, leaves no such doubt."""
+    from vision.learned import PointCounts
+    from vision.pipeline import _short_doubt
+
+    counts = [15, 0, 0, 0, 0, 0, 0] + [0] * 16 + [3]
+    colours: list[int | None] = [0] + [None] * 22 + [1]
+    read = PointCounts(counts=counts, probabilities=[0.9] * 24, colours=colours, judged_away=[6])
+    points = read.pairs
+    assert _short_doubt(points, (0, 0), read, CheckerTotals((15, 15), (1, 4))) == (
+        "fewer checkers than the game allows (dark 3 of up to 4) while P7 read empty, though the counter saw "
+        "checkers there")
+    assert _short_doubt(points, (0, 1), read, CheckerTotals((15, 15), (1, 4))) is None  # the fourth on the bar
+    assert _short_doubt(points, (0, 0), read, CheckerTotals((15, 15), (3, 3))) is None
+    assert _short_doubt(points, (0, 0), replace(read, judged_away=[]), CheckerTotals((15, 15), (1, 4))) is None
+
+
+def test_a_lone_checker_judged_away_against_the_counter_makes_a_short_reading_a_question(
+        small_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole read: a point holding one checker that the empty-board judgement empties against
+    the counter (`JUDGED_AWAY`) is `PointCounts.judged_away`; told the game lets that side be a
+    checker short (it may be bearing off), the reading fits, but the reader doubts it: the referee
+    asks rather than accepting a checker gone."""
+    import vision.learned as learned
+
+    dataset = load_dataset(small_dataset)
+    config = VisionConfig(checker_reader="learned", dice_reader="learned", hand_test="learned")
+    calib = calibration_for(dataset, config)
+    name, label = next((n, lab) for n, lab in dataset.clear_frames() if any(sum(p) == 1 for p in lab["points"]))
+    lone = next(i for i, p in enumerate(label["points"]) if sum(p) == 1)
+    side = 0 if label["points"][lone][0] else 1
+    judge = learned.beside_empty
+
+    def judged_away_there(count_p: np.ndarray, distance: np.ndarray) -> np.ndarray:
+        judged = judge(count_p, distance)
+        if len(judged) >= BAR_STRIPS:
+            judged[lone] = np.eye(judged.shape[1])[0] * 0.9 + judged[lone] * 0.1
+        return judged
+
+    monkeypatch.setattr(learned, "beside_empty", judged_away_there)
+    light = sum(p[0] for p in label["points"]) + label["bar"]["light"]
+    dark = sum(p[1] for p in label["points"]) + label["bar"]["dark"]
+    totals = CheckerTotals.in_turn(light, dark, light_moves=side == 0)
+    reader = Reader(calib, config)
+    obs = reader.read(dataset.image(name), hand=False, totals=totals)
+    assert obs.points is not None and obs.points[lone] == (0, 0)
+    assert any("read empty, though the counter saw checkers there" in d and f"P{lone + 1}" in d for d in obs.doubts)
+    assert not obs.is_sure()
+    # told the side has all its checkers, the reading is refitted instead: the checker is read back
+    exact = CheckerTotals((light, light), (dark, dark))
+    again = reader.read(dataset.image(name), hand=False, totals=exact)
+    assert again.points is not None and again.points[lone] == tuple(label["points"][lone])
