@@ -141,8 +141,10 @@ REFIT_ODDS = 0.1
 #: (`beside_empty`), is judged so against the counter (`PointCounts.judged_away`).  On the tuning
 #: sets (the held-out designs at 31007, 31009, 31137-31147, read with the game's totals), of the 4
 #: wrong boards the reader was sure of, 3 are a lone checker so judged away where the totals allow
-#: its side one fewer (a side that may be bearing off); of 669 right boards it was sure of, none had
-#: such a point while a side read fewer checkers than the totals allow
+#: its side one fewer (a side that may be bearing off).  Its cost cannot be measured there (the
+#: totals' most is the label's own, so a right board is never short); in play a side that bore a
+#: checker off is short, and of 224 right boards whose side on roll may be bearing off, 16 had such
+#: a point: about one bearing-off turn in 14 would be asked about
 JUDGED_AWAY = 0.5
 
 
@@ -589,7 +591,7 @@ def _read_cut(strips: np.ndarray, index: np.ndarray, counter: BoardCounter, empt
     if distance is not None:
         counted_empty = count_p[:, 0].copy()
         count_p = beside_empty(count_p, distance)
-        judged_away = (counted_empty < JUDGED_AWAY) & (count_p[:, 0] > counted_empty)
+        judged_away = (counted_empty < JUDGED_AWAY) & (count_p[:, 0] > counted_empty) & (count_p.argmax(axis=1) == 0)
     return count_p, colour_p, distance, judged_away
 
 

@@ -7,12 +7,13 @@ how the players' own numbering lies on the board is an orientation chosen by the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from rules.position import CHECKERS, Position, opponent_point
 
-__all__ = ["DICE_QUESTION_CONFIDENCE", "MOVED_AT_MOST", "may_bear_off", "QUESTION_CONFIDENCE", "CheckerTotals", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical",
+__all__ = ["DICE_QUESTION_CONFIDENCE", "MOVED_AT_MOST", "may_bear_off", "QUESTION_CONFIDENCE", "CheckerTotals", "Observation", "ORIENTATIONS", "physical_point", "position_to_physical", "side_totals",
            "start_layouts"]
 
 #: Where the light side's home board (its points 1..6) lies in the board frame.
@@ -103,6 +104,11 @@ class CheckerTotals(NamedTuple):
         return self.light[0] <= light <= self.light[1] and self.dark[0] <= dark <= self.dark[1]
 
 
+def side_totals(points: Sequence[tuple[int, int]], bar: tuple[int, int]) -> tuple[int, int]:
+    """Each side's checkers on the points (light, dark per point) and the bar: (light, dark)."""
+    return sum(p[0] for p in points) + bar[0], sum(p[1] for p in points) + bar[1]
+
+
 #: Below this overall confidence the referee does not judge a reading; it waits, then asks (the
 #: referee's default ``min_confidence``; `referee vision eval` reports how well it separates
 #: wrong readings from right ones).
@@ -147,10 +153,7 @@ class Observation:
         """Checkers seen on the surface per colour (not forced to 15: borne off or in a hand)."""
         if self.points is None:
             return (0, 0)
-        return (
-            sum(p[0] for p in self.points) + self.bar[0],
-            sum(p[1] for p in self.points) + self.bar[1],
-        )
+        return side_totals(self.points, self.bar)
 
     @property
     def dice_confidence(self) -> float:

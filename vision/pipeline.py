@@ -28,7 +28,7 @@ from vision.checkers import (
 )
 from vision.config import VisionConfig
 from vision.gate import Gate
-from vision.observation import CheckerTotals, Observation
+from vision.observation import CheckerTotals, Observation, side_totals
 
 if TYPE_CHECKING:
     from vision.learned import EmptyBoard, PointCounts, StartColours
@@ -340,10 +340,9 @@ def _short_doubt(points: list[tuple[int, int]], bar: tuple[int, int], read: Poin
     otherwise."""
     if not read.judged_away:
         return None
+    light, dark = side_totals(points, bar)
     short = [f"{name} {have} of up to {most}"
-             for name, have, (_, most) in (("light", sum(p[0] for p in points) + bar[0], totals.light),
-                                          ("dark", sum(p[1] for p in points) + bar[1], totals.dark))
-             if have < most]
+             for name, have, (_, most) in (("light", light, totals.light), ("dark", dark, totals.dark)) if have < most]
     if not short:
         return None
     away = ", ".join(_place(i, points) for i in read.judged_away)

@@ -1027,7 +1027,11 @@ def test_a_lone_checker_judged_away_against_the_counter_makes_a_short_reading_a_
     assert obs.points is not None and obs.points[lone] == (0, 0)
     assert any("read empty, though the counter saw checkers there" in d and f"P{lone + 1}" in d for d in obs.doubts)
     assert not obs.is_sure()
-    # told the side has all its checkers, the reading is refitted instead: the checker is read back
+    # told the side has all its checkers, the reading is refitted instead: the checker is read back,
+    # and its point is no longer one judged away
     exact = CheckerTotals((light, light), (dark, dark))
     again = reader.read(dataset.image(name), hand=False, totals=exact)
     assert again.points is not None and again.points[lone] == tuple(label["points"][lone])
+    empty = empty_board(calib.reference_frame, calib.geometry)
+    short, told = (count_points(dataset.image(name), calib.geometry, empty=empty, totals=t) for t in (totals, exact))
+    assert lone in short.judged_away and lone not in told.judged_away
