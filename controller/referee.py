@@ -42,6 +42,7 @@ from vision.observation import (
     Observation,
     may_bear_off,
     position_to_physical,
+    side_totals,
     start_layouts,
 )
 
@@ -365,11 +366,10 @@ class Referee:
             return None
         player = self._acting_player()
         light_moves = self.seating.light_on_roll(player)
-        points, bar = position_to_physical(state.position_for(player), light_moves, self.seating.orientation)
-        light = sum(a for a, _ in points) + bar[0]
-        dark = sum(b for _, b in points) + bar[1]
+        position = state.position_for(player)
+        light, dark = side_totals(*position_to_physical(position, light_moves, self.seating.orientation))
         cascade = state.variant == "gulbara" and (state.phase == match.REMAINDER or self._cascading())
-        bears_off = light + dark if cascade else may_bear_off(outside_home(state.position_for(player).mover))
+        bears_off = light + dark if cascade else may_bear_off(outside_home(position.mover))
         return CheckerTotals.in_turn(light, dark, light_moves, bears_off=bears_off)
 
     def _learn_seating(self, obs: Observation) -> None:

@@ -112,26 +112,23 @@ def load_net(path: str | Path, what: str, target: str, engine: str | None = None
     the error when it is missing.  A copy made from another float model than the one at ``path``
     (the model trained again, the copy not made again) is a one-line error, never run."""
     engine = check_engine(engine)
-    if engine == "onnxruntime" and QUANTISED and quantised_copy(path).is_file():
-        return _loaded_copy(str(path), what, engine)
-    return _loaded(str(path), what, target, engine)
+    return _loaded(str(path), what, target, engine, engine == "onnxruntime" and QUANTISED)
 
 
 @lru_cache(maxsize=16)
-def _loaded(path: str, what: str, target: str, engine: str) -> Net:
+def _loaded(path: str, what: str, target: str, engine: str, quantised: bool) -> Net:
+    """`load_net`'s net, the files looked for once per model, engine and `QUANTISED` (it is called
+    for every frame read)."""
+    copy = quantised_copy(path)
+    if quantised and copy.is_file():
+        net = Net(copy, engine)
+        if not Path(path).is_file() or net.metadata.get(MADE_FROM) != fingerprint(path):
+            raise ValueError(f"{what} model's 8-bit copy {str(copy)!r} was not made from {path!r} (python -m "
+                             f"synth.quantise makes it again: make quantise-checkers)")
+        return net
     if not Path(path).is_file():
         raise ValueError(f"{what} model {path!r} is missing (make {target} builds it)")
     return Net(Path(path), engine)
-
-
-@lru_cache(maxsize=16)
-def _loaded_copy(path: str, what: str, engine: str) -> Net:
-    copy = quantised_copy(path)
-    net = Net(copy, engine)
-    if not Path(path).is_file() or net.metadata.get(MADE_FROM) != fingerprint(path):
-        raise ValueError(f"{what} model's 8-bit copy {str(copy)!r} was not made from {path!r} (python -m "
-                         f"synth.quantise makes it again: make quantise-checkers)")
-    return net
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -174,12 +174,10 @@ class Reader:
         doubts = _doubts(calib, config, reading, confidence, alone=learned_checkers and self._empty_photo is None)
         if unsteady:
             doubts.append(_unsteady_doubt(points, (reading.bar_light, reading.bar_dark), unsteady))
-        if learned is not None and totals is not None and (refit := _refitted_doubt(
-                points, (reading.bar_light, reading.bar_dark), learned, totals)):
-            doubts.append(refit)
-        if learned is not None and totals is not None and (short := _short_doubt(
-                points, (reading.bar_light, reading.bar_dark), learned, totals)):
-            doubts.append(short)
+        if learned is not None and totals is not None:  # what the game's totals leave in doubt
+            bar = (reading.bar_light, reading.bar_dark)
+            doubts += [doubt for doubt in (_refitted_doubt(points, bar, learned, totals),
+                                           _short_doubt(points, bar, learned, totals)) if doubt]
         timings["total"] = (time.perf_counter() - t_start) * 1000
         return Observation(
             points=points,
